@@ -1,0 +1,17 @@
+"""sk_adaprox: per-coordinate adaptive online learning for scikit-learn.
+
+Estimators that fit, ``partial_fit`` and predict over sparse matrices with millions of
+features, with Numba-compiled update kernels whose cost per row is proportional to the
+row's non-zeros.
+"""
+
+from importlib.metadata import PackageNotFoundError, version
+
+from ._adagrad import AdaGradClassifier, AdaGradRegressor
+
+try:
+    __version__ = version("sk-adaprox")
+except PackageNotFoundError:  # running from a source tree that is not installed
+    __version__ = "0.0.0+unknown"
+
+__all__ = ["AdaGradClassifier", "AdaGradRegressor", "__version__"]

@@ -1,0 +1,322 @@
+"""AdaGrad estimators (Duchi, Hazan & Singer 2011; ALGORITHMS.md §1a and §1b)."""
+
+from numbers import Real
+
+import numpy as np
+from sklearn.base import RegressorMixin
+from sklearn.linear_model._base import LinearClassifierMixin
+from sklearn.utils._param_validation import Interval, StrOptions
+
+from . import _kernels
+from ._base import OnlineLinearModel
+from ._classification import OnlineClassifierMixin
+from ._losses import LOSS_CODES
+from ._regression import OnlineRegressorMixin
+
+
+class _AdaGrad:
+    """The AdaGrad algorithm: its parameters, state and kernel calls.
+
+    State, all float64 and shaped like ``coef_`` (or ``intercept_``):
+    ``sum_sq_grad_`` (G, the running sum of squared gradients), and for dual averaging
+    ``sum_grad_`` (u, the running sum of gradients); the intercept has its own
+    ``intercept_sum_sq_grad_`` and ``intercept_sum_grad_``.
+    """
+
+    _parameter_constraints: dict = {
+        "update": [StrOptions({"mirror_descent", "dual_averaging"})],
+        "eta": [Interval(Real, 0, None, closed="neither")],
+        "delta": [Interval(Real, 0, None, closed="left")],
+    }
+
+    def _new_state(self, n_features, n_outputs):
+        self.coef_ = self._zero_coef(n_features, n_outputs)
+        self.intercept_ = np.zeros(n_outputs)
+        self.sum_sq_grad_ = self._zero_coef(n_features, n_outputs)
+        self.intercept_sum_sq_grad_ = np.zeros(n_outputs)
+        if self.update == "dual_averaging":
+            self.sum_grad_ = self._zero_coef(n_features, n_outputs)
+            self.intercept_sum_grad_ = np.zeros(n_outputs)
+        else:
+            for name in ("sum_grad_", "intercept_sum_grad_"):
+                self.__dict__.pop(name, None)
+
+    def _run_pass(self, X, targets, row_weights, order):
+        dual_averaging = self.update == "dual_averaging"
+        if dual_averaging != hasattr(self, "sum_grad_"):
+            raise ValueError(
+                f"update={self.update!r}, but the model was trained with the other "
+                "update rule, whose state cannot be continued. Call fit to start over."
+            )
+        rows = (X.data, X.indices, X.indptr, targets, row_weights, order)
+        hyper = (
+            self.t_,
+            LOSS_CODES[self.loss],
+            float(getattr(self, "epsilon", 0.0)),
+            float(self.eta),
+            float(self.delta),
+            float(self.l1),
+            float(self.l2),
+            bool(self.fit_intercept),
+        )
+        if dual_averaging:
+            return _kernels.adagrad_da_pass(
+                *rows,
+                self._coef_state("coef_"),
+                self._vector_state("intercept_"),
+                self._coef_state("sum_grad_"),
+                self._coef_state("sum_sq_grad_"),
+                self._vector_state("intercept_sum_grad_"),
+                self._vector_state("intercept_sum_sq_grad_"),
+                *hyper,
+            )
+        regularized = self.l1 > 0 or self.l2 > 0
+        n_features = X.shape[1] if regularized else 0
+        last_round = np.full(n_features, self.t_, dtype=np.int64)
+        return _kernels.adagrad_md_pass(
+            *rows,
+            self._coef_state("coef_"),
+            self._vector_state("intercept_"),
+            self._coef_state("sum_sq_grad_"),
+            self._vector_state("intercept_sum_sq_grad_"),
+            last_round,
+            *hyper,
+        )
+
+
+_COMMON_PARAMETERS = """
+    update : {"mirror_descent", "dual_averaging"}, default="mirror_descent"
+        ``"mirror_descent"`` is composite mirror descent (the weights move by an
+        adaptive gradient step, then an L1/L2 proximal step). ``"dual_averaging"``
+        keeps the sum of past gradients and derives the weights from it; with ``l1``
+        it gives much sparser models.
+    eta : float, default=0.1
+        Learning rate, > 0. A coordinate's step is ``eta * g / (delta + sqrt(G))``
+        with G the sum of its squared gradients, so a coordinate moves by at most
+        ``eta`` per round and rarely seen features keep large steps.
+    delta : float, default=1e-6
+        Added to ``sqrt(G)``, >= 0; damps the first steps of each coordinate.
+    l1 : float, default=0.0
+        L1 regularisation strength, >= 0. It weighs the *mean* training loss, like
+        ``alpha`` in SGDClassifier: each round applies ``l1 * |w|``.
+    l2 : float, default=0.0
+        L2 regularisation strength, >= 0, applied as ``l2 / 2 * ||w||^2`` per round.
+    fit_intercept : bool, default=True
+        Whether to learn an (unregularised) intercept with its own accumulator.
+    max_iter : int, default=1000
+        Maximum number of passes over the data in :meth:`fit`.
+    tol : float or None, default=1e-3
+        :meth:`fit` stops when the mean training loss of a pass has not improved by
+        ``tol`` for ``n_iter_no_change`` consecutive passes. ``None`` disables it.
+    n_iter_no_change : int, default=5
+        Number of passes without improvement before stopping.
+    shuffle : bool, default=True
+        Whether :meth:`fit` visits the rows in a new random order each pass.
+        :meth:`partial_fit` always keeps the order it is given.
+    random_state : int, RandomState instance or None, default=None
+        Seed of the shuffling.
+    warm_start : bool, default=False
+        If True, :meth:`fit` continues from the fitted state instead of starting
+        over (same number of features and classes required).
+    verbose : int, default=0
+        If > 0, print one line per pass: rows, mean loss, non-zero weights, seconds."""
+
+_COMMON_ATTRIBUTES = """
+    intercept_sum_sq_grad_ : ndarray of shape (n_outputs,)
+        Sum of squared intercept gradients.
+    sum_grad_ : ndarray, same shape as ``coef_``
+        Sum of gradients u of each coordinate (``update="dual_averaging"`` only).
+    intercept_sum_grad_ : ndarray of shape (n_outputs,)
+        Sum of intercept gradients (``update="dual_averaging"`` only).
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of features seen during fit, when X has string column names.
+    n_iter_ : int
+        Number of passes run by the last call to fit (1 after partial_fit).
+    t_ : int
+        Number of rounds (rows) trained on so far, across all calls."""
+
+
+class AdaGradClassifier(
+    OnlineClassifierMixin, LinearClassifierMixin, _AdaGrad, OnlineLinearModel
+):
+    __doc__ = f"""Linear classifier trained by AdaGrad: per-coordinate learning rates.
+
+    Each feature's step size shrinks with the gradients it has seen, so rare but
+    predictive features keep large steps. Works on sparse data of any width: the cost
+    of a row is proportional to its non-zeros, L1/L2 regularisation included.
+    Multiclass problems are one-vs-rest, all classes updated in one pass.
+
+    Parameters
+    ----------
+    loss : {{"log_loss", "hinge", "squared_hinge", "modified_huber", \
+"squared_error"}}, default="log_loss"
+        Loss on the score. ``"log_loss"`` and ``"modified_huber"`` give
+        :meth:`predict_proba`.
+    {_COMMON_PARAMETERS}
+    class_weight : dict, "balanced" or None, default=None
+        Weights per class, multiplying the sample weight of each row of that class.
+        ``"balanced"`` uses ``n_samples / (n_classes * np.bincount(y))`` (fit only).
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+        Weights. Stored feature-major in memory (Fortran order).
+    intercept_ : ndarray of shape (1,) or (n_classes,)
+        Intercepts.
+    classes_ : ndarray of shape (n_classes,)
+        The class labels.
+    sum_sq_grad_ : ndarray, same shape as ``coef_``
+        Sum of squared gradients G of each coordinate.
+    {_COMMON_ATTRIBUTES}
+
+    See Also
+    --------
+    AdaGradRegressor : The same algorithm for regression.
+    sklearn.linear_model.SGDClassifier : One global learning-rate schedule.
+
+    References
+    ----------
+    J. Duchi, E. Hazan, Y. Singer. Adaptive Subgradient Methods for Online Learning
+    and Stochastic Optimization. JMLR 12, 2011.
+
+    Examples
+    --------
+    >>> from sk_adaprox import AdaGradClassifier
+    >>> from sk_adaprox.datasets import make_rare_features
+    >>> X, y = make_rare_features(2000, 5000, random_state=0)
+    >>> clf = AdaGradClassifier(random_state=0).fit(X, y)
+    >>> clf.predict(X[:3]).shape
+    (3,)
+    """
+
+    _parameter_constraints: dict = {
+        **OnlineLinearModel._parameter_constraints,
+        **_AdaGrad._parameter_constraints,
+        **OnlineClassifierMixin._parameter_constraints,
+    }
+
+    def __init__(
+        self,
+        loss="log_loss",
+        *,
+        update="mirror_descent",
+        eta=0.1,
+        delta=1e-6,
+        l1=0.0,
+        l2=0.0,
+        fit_intercept=True,
+        max_iter=1000,
+        tol=1e-3,
+        n_iter_no_change=5,
+        shuffle=True,
+        random_state=None,
+        warm_start=False,
+        class_weight=None,
+        verbose=0,
+    ):
+        self.loss = loss
+        self.update = update
+        self.eta = eta
+        self.delta = delta
+        self.l1 = l1
+        self.l2 = l2
+        self.fit_intercept = fit_intercept
+        self.max_iter = max_iter
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
+        self.shuffle = shuffle
+        self.random_state = random_state
+        self.warm_start = warm_start
+        self.class_weight = class_weight
+        self.verbose = verbose
+
+
+class AdaGradRegressor(
+    OnlineRegressorMixin, RegressorMixin, _AdaGrad, OnlineLinearModel
+):
+    __doc__ = f"""Linear regressor trained by AdaGrad: per-coordinate learning rates.
+
+    Each feature's step size shrinks with the gradients it has seen, so rare features
+    keep large steps. The cost of a row is proportional to its non-zeros. Like any
+    gradient method it needs features on a common scale, and a target that is
+    roughly centred (or wrap it in ``TransformedTargetRegressor``).
+
+    Parameters
+    ----------
+    loss : {{"squared_error", "huber", "epsilon_insensitive"}}, \
+default="squared_error"
+        Loss on the residual.
+    epsilon : float, default=0.1
+        Width of the ``"huber"`` quadratic zone and of the ``"epsilon_insensitive"``
+        dead zone.
+    {_COMMON_PARAMETERS}
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features,)
+        Weights.
+    intercept_ : ndarray of shape (1,)
+        Intercept.
+    sum_sq_grad_ : ndarray of shape (n_features,)
+        Sum of squared gradients G of each coordinate.
+    {_COMMON_ATTRIBUTES}
+
+    See Also
+    --------
+    AdaGradClassifier : The same algorithm for classification.
+    sklearn.linear_model.SGDRegressor : One global learning-rate schedule.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sk_adaprox import AdaGradRegressor
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(500, 3))
+    >>> y = X @ [1.0, -2.0, 0.5] + 0.01 * rng.normal(size=500)
+    >>> reg = AdaGradRegressor(random_state=0).fit(X, y)
+    >>> bool(reg.score(X, y) > 0.99)
+    True
+    """
+
+    _parameter_constraints: dict = {
+        **OnlineLinearModel._parameter_constraints,
+        **_AdaGrad._parameter_constraints,
+        **OnlineRegressorMixin._parameter_constraints,
+    }
+
+    def __init__(
+        self,
+        loss="squared_error",
+        *,
+        epsilon=0.1,
+        update="mirror_descent",
+        eta=0.1,
+        delta=1e-6,
+        l1=0.0,
+        l2=0.0,
+        fit_intercept=True,
+        max_iter=1000,
+        tol=1e-3,
+        n_iter_no_change=5,
+        shuffle=True,
+        random_state=None,
+        warm_start=False,
+        verbose=0,
+    ):
+        self.loss = loss
+        self.epsilon = epsilon
+        self.update = update
+        self.eta = eta
+        self.delta = delta
+        self.l1 = l1
+        self.l2 = l2
+        self.fit_intercept = fit_intercept
+        self.max_iter = max_iter
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
+        self.shuffle = shuffle
+        self.random_state = random_state
+        self.warm_start = warm_start
+        self.verbose = verbose

@@ -1,0 +1,222 @@
+"""The driver every sk_adaprox estimator shares.
+
+An estimator is assembled from three pieces:
+
+- an *algorithm* mixin (``_adagrad._AdaGrad``, later FTRL and ONS) that allocates its
+  per-coordinate state and runs one compiled pass over rows (``_new_state``,
+  ``_run_pass``);
+- a *task* mixin (``_classification.OnlineClassifierMixin`` or
+  ``_regression.OnlineRegressorMixin``) that turns labels into kernel targets and
+  provides ``fit``, ``partial_fit`` and the prediction methods;
+- :class:`OnlineLinearModel` below: input validation, state bookkeeping, the pass loop
+  (shuffling, round counting, early stopping, verbose output) and divergence errors.
+"""
+
+import contextlib
+import time
+import warnings
+from numbers import Integral, Real
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils._param_validation import Interval
+from sklearn.utils.validation import _check_sample_weight, validate_data
+
+from ._kernels import (
+    STATUS_NONFINITE_SCORE,
+    STATUS_OK,
+    csr_has_duplicate_indices,
+)
+
+
+class OnlineLinearModel(BaseEstimator):
+    """Base class of the online linear models: validation, bookkeeping, pass loop.
+
+    Subclasses provide ``_new_state(n_features, n_outputs)``, which sets ``coef_``,
+    ``intercept_`` and the algorithm's accumulators, and ``_run_pass(X, targets,
+    row_weights, order)``, which calls the algorithm's kernel and returns its
+    ``(loss_sum, rows_done, status)``. ``_step_size_name`` names the parameter a user
+    should lower when training diverges.
+    """
+
+    _parameter_constraints: dict = {
+        "l1": [Interval(Real, 0, None, closed="left")],
+        "l2": [Interval(Real, 0, None, closed="left")],
+        "fit_intercept": ["boolean"],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, None, None, closed="neither"), None],
+        "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
+        "shuffle": ["boolean"],
+        "random_state": ["random_state"],
+        "warm_start": ["boolean"],
+        "verbose": ["verbose"],
+    }
+
+    _step_size_name = "eta"
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+    # -- input ----------------------------------------------------------------------
+
+    def _validate_training_data(self, X, y, sample_weight, *, reset, y_numeric):
+        """Validate X, y and sample_weight; return X as kernel-ready CSR.
+
+        float32/float64 CSR input with int32 or int64 indices is used as it is; other
+        sparse formats and dense arrays are converted once. Row weights are always a
+        fresh float64 array, so the caller's ``sample_weight`` is never written.
+        """
+        X, y = validate_data(
+            self,
+            X,
+            y,
+            accept_sparse="csr",
+            dtype=[np.float64, np.float32],
+            order="C",
+            accept_large_sparse=True,
+            y_numeric=y_numeric,
+            reset=reset,
+        )
+        sample_weight = _check_sample_weight(
+            sample_weight, X, dtype=np.float64, ensure_non_negative=True, copy=True
+        )
+        return _as_kernel_csr(X), y, sample_weight
+
+    # -- state ----------------------------------------------------------------------
+
+    def _is_initialized(self):
+        return hasattr(self, "t_")
+
+    def _start_training(self, n_features, n_outputs, *, keep_state):
+        """Allocate fresh state, or check that the existing state can be continued."""
+        if keep_state and self._is_initialized():
+            expected = self._coef_shape(n_features, n_outputs)
+            if self.coef_.shape != expected:
+                raise ValueError(
+                    f"warm_start=True, but the model was fitted with coef_ of shape "
+                    f"{self.coef_.shape} and this data needs {expected} (different "
+                    "number of features or classes). Set warm_start=False to refit."
+                )
+            return
+        self._new_state(n_features, n_outputs)
+        self.t_ = 0
+
+    def _zero_coef(self, n_features, n_outputs):
+        """Zeros shaped like ``coef_``, feature-major in memory (see _kernels)."""
+        return np.zeros(self._coef_shape(n_features, n_outputs), order="F")
+
+    def _coef_state(self, name):
+        """The ``(n_features, n_outputs)`` C-contiguous kernel view of a coef-shaped
+        state attribute, repairing its layout first if a user replaced it."""
+        array = _writable_float64(self, name, order="F")
+        return array.T if array.ndim == 2 else array.reshape(-1, 1)
+
+    def _vector_state(self, name):
+        """A per-output state attribute (e.g. ``intercept_``) as the kernel needs it."""
+        return _writable_float64(self, name, order="C")
+
+    # -- the pass loop --------------------------------------------------------------
+
+    def _run_passes(self, X, targets, row_weights, *, max_passes, rng):
+        """Run up to ``max_passes`` passes over X; set ``n_iter_`` and advance ``t_``.
+
+        With ``rng`` each pass visits the rows in a fresh random order, otherwise in
+        the given order. Passes stop early once the mean training loss has not
+        improved by ``tol`` for ``n_iter_no_change`` passes.
+        """
+        n_samples = X.shape[0]
+        weight_total = float(row_weights.sum())
+        best_loss = np.inf
+        passes_without_improvement = 0
+        converged = False
+        for n_pass in range(1, max_passes + 1):
+            if rng is None:
+                order = np.arange(n_samples)
+            else:
+                order = rng.permutation(n_samples)
+            started = time.perf_counter()
+            loss_sum, rows_done, status = self._run_pass(X, targets, row_weights, order)
+            self.t_ += int(rows_done)
+            self.n_iter_ = n_pass
+            if status != STATUS_OK:
+                raise self._divergence_error(status, int(order[rows_done]), n_pass)
+            mean_loss = loss_sum / weight_total if weight_total > 0 else 0.0
+            if self.verbose:
+                print(
+                    f"-- Epoch {n_pass}: {n_samples} rows, average loss "
+                    f"{mean_loss:.6g}, {np.count_nonzero(self.coef_)} non-zero "
+                    f"weights, {time.perf_counter() - started:.3f} s",
+                    flush=True,
+                )
+            if self.tol is not None:
+                if mean_loss > best_loss - self.tol:
+                    passes_without_improvement += 1
+                else:
+                    passes_without_improvement = 0
+                best_loss = min(best_loss, mean_loss)
+                if passes_without_improvement >= self.n_iter_no_change:
+                    converged = True
+                    break
+        if max_passes > 1 and self.tol is not None and not converged:
+            warnings.warn(
+                "Maximum number of passes (max_iter) reached before the training loss "
+                "stopped improving; consider increasing max_iter.",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
+
+    def _divergence_error(self, status, row, n_pass):
+        what = "score" if status == STATUS_NONFINITE_SCORE else "update"
+        step = self._step_size_name
+        return ValueError(
+            f"Training diverged at row {row} of the data passed in (pass {n_pass}): "
+            f"its {what} is not finite. The model keeps the finite state it had "
+            f"before that row. Use a smaller {step} (now {getattr(self, step)!r}) or "
+            "scale the features (StandardScaler, or MaxAbsScaler for sparse data)."
+        )
+
+
+def _writable_float64(estimator, name, order):
+    array = getattr(estimator, name)
+    if not (
+        isinstance(array, np.ndarray)
+        and array.dtype == np.float64
+        and array.flags.writeable
+        and (array.flags.f_contiguous if order == "F" else array.flags.c_contiguous)
+    ):
+        array = np.array(array, dtype=np.float64, order=order)
+        setattr(estimator, name, array)
+    return array
+
+
+def _as_kernel_csr(X):
+    """CSR without repeated column indices in a row, copying only when it must."""
+    if not sp.issparse(X):
+        return sp.csr_matrix(X)
+    if not X.has_canonical_format and csr_has_duplicate_indices(
+        X.indices, X.indptr, X.shape[1]
+    ):
+        X = X.copy()
+        X.sum_duplicates()
+    return X
+
+
+@contextlib.contextmanager
+def discard_new_attributes_on_error(estimator):
+    """Undo attributes set by a validation step that then fails.
+
+    The first ``partial_fit`` call validates with ``reset=True``, which sets
+    ``n_features_in_`` (and ``feature_names_in_``) before later checks can fail; a
+    rejected first batch must not leave the estimator looking fitted.
+    """
+    before = set(vars(estimator))
+    try:
+        yield
+    except BaseException:
+        for name in set(vars(estimator)) - before:
+            delattr(estimator, name)
+        raise

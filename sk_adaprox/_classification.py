@@ -1,0 +1,223 @@
+"""Classification plumbing shared by every sk_adaprox classifier.
+
+Labels become kernel targets here: with two classes one output and targets ±1
+(``classes_[1]`` is the positive class); with K > 2 classes K one-vs-rest outputs
+updated in the same pass, and the target is the class index.
+"""
+
+import numpy as np
+from sklearn.base import _fit_context
+from sklearn.utils import check_random_state, compute_class_weight
+from sklearn.utils._param_validation import StrOptions
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.multiclass import check_classification_targets, unique_labels
+from sklearn.utils.validation import check_is_fitted
+
+from ._base import discard_new_attributes_on_error
+from ._losses import CLASSIFICATION_LOSSES, PROBABILISTIC_LOSSES
+
+
+def _check_proba(estimator):
+    if estimator.loss not in PROBABILISTIC_LOSSES:
+        raise AttributeError(
+            f"probability estimates are not available for loss={estimator.loss!r}; "
+            f"use one of {sorted(PROBABILISTIC_LOSSES)}"
+        )
+    return True
+
+
+class OnlineClassifierMixin:
+    """``fit``, ``partial_fit`` and probability estimates for online classifiers.
+
+    Combine with ``LinearClassifierMixin`` (decision_function, predict, score), an
+    algorithm mixin and :class:`~sk_adaprox._base.OnlineLinearModel`.
+    """
+
+    _parameter_constraints: dict = {
+        "loss": [StrOptions(set(CLASSIFICATION_LOSSES))],
+        "class_weight": [dict, StrOptions({"balanced"}), None],
+    }
+
+    @staticmethod
+    def _coef_shape(n_features, n_outputs):
+        return (n_outputs, n_features)
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None):
+        """Fit the model with up to ``max_iter`` passes over the training data.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data. CSR input (float32 or float64 values, int32 or int64
+            indices) is used without a copy; other input is converted to CSR once.
+        y : array-like of shape (n_samples,)
+            Target labels.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weight of each row; it multiplies the row's gradient.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        X, y, sample_weight = self._validate_training_data(
+            X, y, sample_weight, reset=True, y_numeric=False
+        )
+        check_classification_targets(y)
+        classes = unique_labels(y)
+        if classes.shape[0] < 2:
+            raise ValueError(
+                "The number of classes has to be greater than one; got "
+                f"{classes.shape[0]} class"
+            )
+        keep_state = self.warm_start and self._is_initialized()
+        if keep_state and not np.array_equal(classes, self.classes_):
+            raise ValueError(
+                f"warm_start=True, but y has classes {classes} and the fitted model "
+                f"{self.classes_}. Set warm_start=False to refit."
+            )
+        targets, row_weights = self._encode_labels(y, sample_weight, classes, False)
+        self._start_training(X.shape[1], _n_outputs(classes), keep_state=keep_state)
+        self.classes_ = classes
+        rng = check_random_state(self.random_state) if self.shuffle else None
+        self._run_passes(X, targets, row_weights, max_passes=self.max_iter, rng=rng)
+        return self
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Continue training with one pass over the given rows, in their order.
+
+        Round counting (``t_``) and all accumulated state carry over from earlier
+        calls to ``fit`` or ``partial_fit``. A batch that fails validation (including
+        labels outside ``classes_``) leaves the model unchanged.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            A batch of training data.
+        y : array-like of shape (n_samples,)
+            Target labels of the batch; each must be one of ``classes``.
+        classes : array-like of shape (n_classes,), default=None
+            Every class the stream can contain. Required on the first call, optional
+            later (if given it must equal ``classes_``).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weight of each row.
+
+        Returns
+        -------
+        self : object
+            The updated estimator.
+        """
+        first_call = not self._is_initialized()
+        with discard_new_attributes_on_error(self):
+            classes = self._partial_fit_classes(classes, first_call)
+            X, y, sample_weight = self._validate_training_data(
+                X, y, sample_weight, reset=first_call, y_numeric=False
+            )
+            check_classification_targets(y)
+            targets, row_weights = self._encode_labels(y, sample_weight, classes, True)
+        if first_call:
+            self._start_training(X.shape[1], _n_outputs(classes), keep_state=False)
+            self.classes_ = classes
+        self._run_passes(X, targets, row_weights, max_passes=1, rng=None)
+        return self
+
+    def _partial_fit_classes(self, classes, first_call):
+        if first_call:
+            if classes is None:
+                raise ValueError(
+                    "classes must be passed on the first call to partial_fit."
+                )
+            classes = unique_labels(classes)
+            if classes.shape[0] < 2:
+                raise ValueError(
+                    "The number of classes has to be greater than one; got "
+                    f"{classes.shape[0]} class"
+                )
+            return classes
+        if classes is not None and not np.array_equal(
+            unique_labels(classes), self.classes_
+        ):
+            raise ValueError(
+                f"classes={classes!r} is not the same as on the first call to "
+                f"partial_fit, which was {self.classes_!r}."
+            )
+        return self.classes_
+
+    def _encode_labels(self, y, sample_weight, classes, partial):
+        """Kernel targets and row weights (sample weight x class weight) for y."""
+        codes = np.searchsorted(classes, y)
+        known = codes < classes.shape[0]
+        known[known] = classes[codes[known]] == y[known]
+        if not known.all():
+            unseen = np.unique(y[~known])
+            raise ValueError(
+                f"y contains labels {unseen.tolist()} that are not in classes_ "
+                f"{classes.tolist()}."
+            )
+        if partial and isinstance(self.class_weight, str):
+            raise ValueError(
+                "class_weight='balanced' is not supported by partial_fit: the class "
+                "frequencies of a stream are unknown. Compute weights once with "
+                "sklearn.utils.compute_class_weight and pass them as a dict."
+            )
+        class_weights = compute_class_weight(self.class_weight, classes=classes, y=y)
+        row_weights = sample_weight * class_weights[codes]
+        if classes.shape[0] == 2:
+            targets = np.where(codes == 1, 1.0, -1.0)
+        else:
+            targets = codes.astype(np.float64)
+        return targets, row_weights
+
+    @available_if(_check_proba)
+    def predict_proba(self, X):
+        """Probability estimates (``loss="log_loss"`` or ``"modified_huber"``).
+
+        For ``log_loss`` the positive-class probability of each one-vs-rest output is
+        the logistic function of its score; for ``modified_huber`` it is
+        ``(clip(score, -1, 1) + 1) / 2``. With more than two classes the one-vs-rest
+        probabilities are normalised to sum to one (uniform where all are zero).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Input data.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Probability of each class, columns ordered as ``classes_``.
+        """
+        check_is_fitted(self)
+        if self.loss == "log_loss":
+            return self._predict_proba_lr(X)
+        positive = (np.clip(self.decision_function(X), -1.0, 1.0) + 1.0) / 2.0
+        if positive.ndim == 1:
+            return np.column_stack([1.0 - positive, positive])
+        total = positive.sum(axis=1, keepdims=True)
+        all_zero = total[:, 0] == 0.0
+        positive[all_zero] = 1.0
+        total[all_zero] = positive.shape[1]
+        return positive / total
+
+    @available_if(_check_proba)
+    def predict_log_proba(self, X):
+        """Logarithm of :meth:`predict_proba`.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Input data.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Log-probability of each class, columns ordered as ``classes_``.
+        """
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
+
+def _n_outputs(classes):
+    return 1 if classes.shape[0] == 2 else classes.shape[0]

@@ -1,0 +1,486 @@
+"""All Numba-compiled code of sk_adaprox.
+
+Everything decorated with ``_jit`` lives in this one module on purpose: Numba's on-disk
+cache does not notice edits to a jitted helper defined in another file, so a kernel
+calling across files could silently run stale code.
+
+Conventions shared by every kernel:
+
+- A CSR matrix crosses in as ``(data, indices, indptr)``, with float32 or float64
+  data and int32 or int64 indices, used as the caller gave them (never written to).
+- Per-coordinate state of a model with K outputs is a C-contiguous ``(n_features, K)``
+  array: the transpose view of the estimator's Fortran-ordered ``(K, n_features)``
+  attribute, so the K values of one feature share cache lines.
+- ``targets[i]`` is the target of row i when K == 1 (±1 for classification, real for
+  regression) and the class index of row i when K > 1 (one-vs-rest: output k sees +1
+  for its class and -1 otherwise).
+- ``row_weights[i]`` is s_t of ALGORITHMS.md (sample weight times class weight).
+- ``order`` lists the rows to visit; each visit is one round. Rounds are counted
+  across calls: the first row of a pass is round ``t0 + 1``.
+- Kernels mutate state in place and return ``(loss_sum, rows_done, status)``: the sum
+  of s_t times the pre-update loss, how many rows were applied, and ``STATUS_OK`` or
+  the reason the pass stopped at row ``order[rows_done]`` without applying it.
+"""
+
+import math
+import os
+
+import numba
+import numpy as np
+
+# Set SK_ADAPROX_NUMBA_CACHE=0 to never write compiled kernels to disk.
+_CACHE = os.environ.get("SK_ADAPROX_NUMBA_CACHE", "1") != "0"
+
+
+def _jit(function):
+    """Compile ``function`` in nopython mode, cached on disk where that is possible.
+
+    Numba raises ``RuntimeError`` at decoration time when it finds no writable cache
+    location (read-only site-packages and no usable ``HOME`` or ``NUMBA_CACHE_DIR``);
+    importing sk_adaprox must still work there, so compile without a disk cache.
+    """
+    if _CACHE:
+        try:
+            return numba.njit(cache=True)(function)
+        except RuntimeError:
+            pass
+    return numba.njit(cache=False)(function)
+
+
+# Loss codes (ALGORITHMS.md, "Losses"). _losses.py maps names to these.
+HINGE = 0
+LOG_LOSS = 1
+SQUARED_HINGE = 2
+MODIFIED_HUBER = 3
+SQUARED_ERROR = 4
+EPSILON_INSENSITIVE = 5
+HUBER = 6
+
+STATUS_OK = 0
+STATUS_NONFINITE_SCORE = 1
+STATUS_NONFINITE_UPDATE = 2
+
+
+@_jit
+def loss_and_derivative(loss, p, y, epsilon):
+    """Return ``(l(p, y), dl/dp)`` for the loss with integer code ``loss``."""
+    if loss == LOG_LOSS:
+        z = y * p
+        # Two branches so that exp never overflows, whatever |p|.
+        if z > 0.0:
+            e = math.exp(-z)
+            return math.log1p(e), -y * e / (1.0 + e)
+        e = math.exp(z)
+        return math.log1p(e) - z, -y / (1.0 + e)
+    if loss == HINGE:
+        z = y * p
+        if z < 1.0:
+            return 1.0 - z, -y
+        return 0.0, 0.0
+    if loss == SQUARED_HINGE:
+        margin = 1.0 - y * p
+        if margin > 0.0:
+            return margin * margin, -2.0 * y * margin
+        return 0.0, 0.0
+    if loss == MODIFIED_HUBER:
+        z = y * p
+        if z >= 1.0:
+            return 0.0, 0.0
+        if z >= -1.0:
+            return (1.0 - z) * (1.0 - z), -2.0 * y * (1.0 - z)
+        return -4.0 * z, -4.0 * y
+    r = p - y
+    if loss == SQUARED_ERROR:
+        return 0.5 * r * r, r
+    if loss == EPSILON_INSENSITIVE:
+        excess = abs(r) - epsilon
+        if excess > 0.0:
+            return excess, math.copysign(1.0, r)
+        return 0.0, 0.0
+    # HUBER
+    if abs(r) <= epsilon:
+        return 0.5 * r * r, r
+    return epsilon * abs(r) - 0.5 * epsilon * epsilon, math.copysign(epsilon, r)
+
+
+@_jit
+def _row_derivatives(loss, epsilon, target, scores, row_weight, out_scaled_dloss):
+    """Fill ``out_scaled_dloss[k] = s_t * dl/dp`` for every output; return the row loss.
+
+    The row loss is the sum over outputs of l(p_k, y_k) (one-vs-rest for K > 1).
+    """
+    n_outputs = scores.shape[0]
+    row_loss = 0.0
+    if n_outputs == 1:
+        value, slope = loss_and_derivative(loss, scores[0], target, epsilon)
+        out_scaled_dloss[0] = row_weight * slope
+        return value
+    label = int(target)
+    for k in range(n_outputs):
+        y_k = 1.0 if k == label else -1.0
+        value, slope = loss_and_derivative(loss, scores[k], y_k, epsilon)
+        out_scaled_dloss[k] = row_weight * slope
+        row_loss += value
+    return row_loss
+
+
+@_jit
+def _all_finite(values):
+    for k in range(values.shape[0]):
+        if not math.isfinite(values[k]):
+            return False
+    return True
+
+
+@_jit
+def _adaptive_scale(delta, sum_sq):
+    """H = delta + sqrt(G), AdaGrad's per-coordinate denominator (ALGORITHMS.md §1)."""
+    return delta + math.sqrt(sum_sq)
+
+
+@_jit
+def _max_row_length(indptr, order):
+    longest = 0
+    for pos in range(order.shape[0]):
+        i = order[pos]
+        longest = max(longest, indptr[i + 1] - indptr[i])
+    return longest
+
+
+# ------------------------------------------------------------------------------
+# AdaGrad, composite mirror descent (ALGORITHMS.md §1a)
+# ------------------------------------------------------------------------------
+
+
+@_jit
+def adagrad_md_step(w, g, sum_sq, eta, delta, l1, l2):
+    """One §1a step for one coordinate; ``sum_sq`` already includes g**2."""
+    h = _adaptive_scale(delta, sum_sq)
+    if l1 == 0.0 and l2 == 0.0:
+        if h == 0.0:  # delta == 0 and no gradient yet: w is still 0
+            return w
+        return w - eta * g / h
+    denominator = h + eta * l2
+    if denominator == 0.0:
+        return w
+    v = h * w - eta * g
+    magnitude = abs(v) - eta * l1
+    if magnitude <= 0.0:
+        return 0.0
+    return math.copysign(magnitude, v) / denominator
+
+
+@_jit
+def adagrad_md_skip(w, sum_sq, n_rounds, eta, delta, l1, l2):
+    """Apply ``n_rounds`` gradient-free §1a steps at once (the lazy closed form).
+
+    With g = 0 one step is |w| <- r*(|w| - a), with a = eta*l1/H and
+    r = H/(H + eta*l2), clipped at 0. Unrolled over k steps:
+    |w| <- r^k |w| - a*r*(1 - r^k)/(1 - r). Writing q = eta*l2/H, so r = 1/(1+q) and
+    1 - r = q/(1+q), r^k and 1 - r^k come from log1p/expm1 to keep full precision
+    when r is close to 1.
+    """
+    if w == 0.0 or n_rounds <= 0:
+        return w
+    h = _adaptive_scale(delta, sum_sq)
+    if h == 0.0:
+        return w
+    shrink = eta * l1 / h
+    magnitude = abs(w)
+    if l2 == 0.0:
+        magnitude -= n_rounds * shrink
+    else:
+        q = eta * l2 / h
+        log_r = -math.log1p(q)
+        r_power_k = math.exp(n_rounds * log_r)
+        geometric_sum = -math.expm1(n_rounds * log_r) * (1.0 + q) / q
+        magnitude = r_power_k * magnitude - shrink * geometric_sum / (1.0 + q)
+    if magnitude <= 0.0:
+        return 0.0
+    return math.copysign(magnitude, w)
+
+
+@_jit
+def adagrad_md_catch_up_all(coef, sum_sq_grad, last_round, t, eta, delta, l1, l2):
+    """Bring every coordinate up to round ``t`` (end of a pass: coef_ is then exact)."""
+    n_features, n_outputs = coef.shape
+    for j in range(n_features):
+        skipped = t - last_round[j]
+        if skipped > 0:
+            for k in range(n_outputs):
+                coef[j, k] = adagrad_md_skip(
+                    coef[j, k], sum_sq_grad[j, k], skipped, eta, delta, l1, l2
+                )
+        last_round[j] = t
+
+
+@_jit
+def adagrad_md_pass(
+    data,
+    indices,
+    indptr,
+    targets,
+    row_weights,
+    order,
+    coef,
+    intercept,
+    sum_sq_grad,
+    intercept_sum_sq_grad,
+    last_round,
+    t0,
+    loss,
+    epsilon,
+    eta,
+    delta,
+    l1,
+    l2,
+    fit_intercept,
+):
+    """One pass of AdaGrad composite mirror descent over the rows in ``order``.
+
+    ``last_round[j]`` (used only when l1 or l2 > 0) is the last round whose step has
+    been applied to feature j; it must equal ``t0`` for every feature on entry and
+    equals the last applied round for every feature on exit. Each row is staged,
+    checked for non-finite values, then committed, so a diverging row is never applied.
+    """
+    n_outputs = coef.shape[1]
+    regularized = l1 > 0.0 or l2 > 0.0
+    scores = np.empty(n_outputs)
+    scaled_dloss = np.empty(n_outputs)
+    staged_intercept = np.empty((2, n_outputs))
+    longest = _max_row_length(indptr, order)
+    staged_coef = np.empty((longest, n_outputs))
+    staged_sum_sq = np.empty((longest, n_outputs))
+    loss_sum = 0.0
+    status = STATUS_OK
+    rows_done = 0
+    for pos in range(order.shape[0]):
+        i = order[pos]
+        t = t0 + pos + 1
+        start = indptr[i]
+        end = indptr[i + 1]
+        # Score with the weights after round t - 1 (lazy shrink of the row's features).
+        for k in range(n_outputs):
+            scores[k] = intercept[k]
+        for p in range(start, end):
+            j = indices[p]
+            x = data[p]
+            if regularized:
+                skipped = t - 1 - last_round[j]
+                if skipped > 0:
+                    for k in range(n_outputs):
+                        coef[j, k] = adagrad_md_skip(
+                            coef[j, k], sum_sq_grad[j, k], skipped, eta, delta, l1, l2
+                        )
+                    last_round[j] = t - 1
+            for k in range(n_outputs):
+                scores[k] += coef[j, k] * x
+        row_loss = _row_derivatives(
+            loss, epsilon, targets[i], scores, row_weights[i], scaled_dloss
+        )
+        if not (_all_finite(scores) and _all_finite(scaled_dloss)):
+            status = STATUS_NONFINITE_SCORE
+            break
+        # Stage the round-t step of the row's features and of the intercept.
+        finite = True
+        for p in range(start, end):
+            x = data[p]
+            j = indices[p]
+            for k in range(n_outputs):
+                g = scaled_dloss[k] * x
+                new_sum_sq = sum_sq_grad[j, k] + g * g
+                new_w = adagrad_md_step(coef[j, k], g, new_sum_sq, eta, delta, l1, l2)
+                staged_sum_sq[p - start, k] = new_sum_sq
+                staged_coef[p - start, k] = new_w
+                finite &= math.isfinite(new_w) and math.isfinite(new_sum_sq)
+        if fit_intercept:
+            for k in range(n_outputs):
+                g = scaled_dloss[k]
+                new_sum_sq = intercept_sum_sq_grad[k] + g * g
+                staged_intercept[0, k] = new_sum_sq
+                staged_intercept[1, k] = adagrad_md_step(
+                    intercept[k], g, new_sum_sq, eta, delta, 0.0, 0.0
+                )
+                finite &= math.isfinite(staged_intercept[1, k])
+                finite &= math.isfinite(new_sum_sq)
+        if not finite:
+            status = STATUS_NONFINITE_UPDATE
+            break
+        # Commit.
+        for p in range(start, end):
+            j = indices[p]
+            for k in range(n_outputs):
+                sum_sq_grad[j, k] = staged_sum_sq[p - start, k]
+                coef[j, k] = staged_coef[p - start, k]
+            if regularized:
+                last_round[j] = t
+        if fit_intercept:
+            for k in range(n_outputs):
+                intercept_sum_sq_grad[k] = staged_intercept[0, k]
+                intercept[k] = staged_intercept[1, k]
+        loss_sum += row_weights[i] * row_loss
+        rows_done += 1
+    if regularized:
+        adagrad_md_catch_up_all(
+            coef, sum_sq_grad, last_round, t0 + rows_done, eta, delta, l1, l2
+        )
+    return loss_sum, rows_done, status
+
+
+# ------------------------------------------------------------------------------
+# AdaGrad, regularized dual averaging (ALGORITHMS.md §1b)
+# ------------------------------------------------------------------------------
+
+
+@_jit
+def adagrad_da_weight(sum_grad, sum_sq, t, eta, delta, l1, l2):
+    """w = -sign(u) * eta * max(|u| - t*l1, 0) / (H + eta*t*l2), 0 where u == 0."""
+    if sum_grad == 0.0:
+        return 0.0
+    magnitude = abs(sum_grad) - t * l1
+    if magnitude <= 0.0:
+        return 0.0
+    denominator = _adaptive_scale(delta, sum_sq) + eta * t * l2
+    return -math.copysign(eta * magnitude / denominator, sum_grad)
+
+
+@_jit
+def adagrad_da_weights_all(coef, sum_grad, sum_sq_grad, t, eta, delta, l1, l2):
+    """Write the §1b weights after ``t`` rounds into every coordinate of ``coef``."""
+    n_features, n_outputs = coef.shape
+    for j in range(n_features):
+        for k in range(n_outputs):
+            coef[j, k] = adagrad_da_weight(
+                sum_grad[j, k], sum_sq_grad[j, k], t, eta, delta, l1, l2
+            )
+
+
+@_jit
+def adagrad_da_pass(
+    data,
+    indices,
+    indptr,
+    targets,
+    row_weights,
+    order,
+    coef,
+    intercept,
+    sum_grad,
+    sum_sq_grad,
+    intercept_sum_grad,
+    intercept_sum_sq_grad,
+    t0,
+    loss,
+    epsilon,
+    eta,
+    delta,
+    l1,
+    l2,
+    fit_intercept,
+):
+    """One pass of AdaGrad regularized dual averaging over the rows in ``order``.
+
+    The weights are a function of (u, G, t). Without l1/l2 a weight changes only when
+    its feature is touched, so ``coef`` is kept current row by row; with l1 or l2 every
+    weight moves with t, so weights are computed when read and ``coef`` is written for
+    all features once, at the end of the pass.
+    """
+    n_outputs = coef.shape[1]
+    regularized = l1 > 0.0 or l2 > 0.0
+    scores = np.empty(n_outputs)
+    scaled_dloss = np.empty(n_outputs)
+    staged_intercept = np.empty((3, n_outputs))
+    longest = _max_row_length(indptr, order)
+    staged = np.empty((3, longest, n_outputs))  # u, G, w of the row's features
+    loss_sum = 0.0
+    status = STATUS_OK
+    rows_done = 0
+    for pos in range(order.shape[0]):
+        i = order[pos]
+        t = t0 + pos + 1
+        start = indptr[i]
+        end = indptr[i + 1]
+        for k in range(n_outputs):
+            scores[k] = intercept[k]
+        for p in range(start, end):
+            j = indices[p]
+            x = data[p]
+            for k in range(n_outputs):
+                if regularized:
+                    w = adagrad_da_weight(
+                        sum_grad[j, k], sum_sq_grad[j, k], t - 1, eta, delta, l1, l2
+                    )
+                else:
+                    w = coef[j, k]
+                scores[k] += w * x
+        row_loss = _row_derivatives(
+            loss, epsilon, targets[i], scores, row_weights[i], scaled_dloss
+        )
+        if not (_all_finite(scores) and _all_finite(scaled_dloss)):
+            status = STATUS_NONFINITE_SCORE
+            break
+        finite = True
+        for p in range(start, end):
+            x = data[p]
+            j = indices[p]
+            for k in range(n_outputs):
+                g = scaled_dloss[k] * x
+                new_sum = sum_grad[j, k] + g
+                new_sum_sq = sum_sq_grad[j, k] + g * g
+                # |w| only shrinks as t grows, so checking it now covers every later t.
+                new_w = adagrad_da_weight(new_sum, new_sum_sq, t, eta, delta, l1, l2)
+                staged[0, p - start, k] = new_sum
+                staged[1, p - start, k] = new_sum_sq
+                staged[2, p - start, k] = new_w
+                finite &= math.isfinite(new_w) and math.isfinite(new_sum_sq)
+        if fit_intercept:
+            for k in range(n_outputs):
+                g = scaled_dloss[k]
+                new_sum = intercept_sum_grad[k] + g
+                new_sum_sq = intercept_sum_sq_grad[k] + g * g
+                staged_intercept[0, k] = new_sum
+                staged_intercept[1, k] = new_sum_sq
+                staged_intercept[2, k] = adagrad_da_weight(
+                    new_sum, new_sum_sq, t, eta, delta, 0.0, 0.0
+                )
+                finite &= math.isfinite(staged_intercept[2, k])
+                finite &= math.isfinite(new_sum_sq)
+        if not finite:
+            status = STATUS_NONFINITE_UPDATE
+            break
+        for p in range(start, end):
+            j = indices[p]
+            for k in range(n_outputs):
+                sum_grad[j, k] = staged[0, p - start, k]
+                sum_sq_grad[j, k] = staged[1, p - start, k]
+                coef[j, k] = staged[2, p - start, k]
+        if fit_intercept:
+            for k in range(n_outputs):
+                intercept_sum_grad[k] = staged_intercept[0, k]
+                intercept_sum_sq_grad[k] = staged_intercept[1, k]
+                intercept[k] = staged_intercept[2, k]
+        loss_sum += row_weights[i] * row_loss
+        rows_done += 1
+    if regularized:
+        adagrad_da_weights_all(
+            coef, sum_grad, sum_sq_grad, t0 + rows_done, eta, delta, l1, l2
+        )
+    return loss_sum, rows_done, status
+
+
+# ------------------------------------------------------------------------------
+# Input helpers
+# ------------------------------------------------------------------------------
+
+
+@_jit
+def csr_has_duplicate_indices(indices, indptr, n_features):
+    """True if some row of the CSR structure lists one column twice."""
+    last_row_seen = np.full(n_features, -1, dtype=np.int64)
+    for i in range(indptr.shape[0] - 1):
+        for p in range(indptr[i], indptr[i + 1]):
+            j = indices[p]
+            if last_row_seen[j] == i:
+                return True
+            last_row_seen[j] = i
+    return False

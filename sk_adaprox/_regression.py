@@ -1,0 +1,115 @@
+"""Regression plumbing shared by every sk_adaprox regressor (one output, real y)."""
+
+from numbers import Real
+
+from sklearn.base import _fit_context
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.extmath import safe_sparse_dot
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ._base import discard_new_attributes_on_error
+from ._losses import REGRESSION_LOSSES
+
+
+class OnlineRegressorMixin:
+    """``fit``, ``partial_fit`` and ``predict`` for online regressors.
+
+    Combine with ``RegressorMixin``, an algorithm mixin and
+    :class:`~sk_adaprox._base.OnlineLinearModel`. ``coef_`` has shape
+    ``(n_features,)`` and ``intercept_`` shape ``(1,)``, as in SGDRegressor.
+    """
+
+    _parameter_constraints: dict = {
+        "loss": [StrOptions(set(REGRESSION_LOSSES))],
+        "epsilon": [Interval(Real, 0, None, closed="left")],
+    }
+
+    @staticmethod
+    def _coef_shape(n_features, n_outputs):
+        return (n_features,)
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None):
+        """Fit the model with up to ``max_iter`` passes over the training data.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data. CSR input (float32 or float64 values, int32 or int64
+            indices) is used without a copy; other input is converted to CSR once.
+        y : array-like of shape (n_samples,)
+            Target values.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weight of each row; it multiplies the row's gradient.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        X, y, sample_weight = self._validate_training_data(
+            X, y, sample_weight, reset=True, y_numeric=True
+        )
+        keep_state = self.warm_start and self._is_initialized()
+        self._start_training(X.shape[1], 1, keep_state=keep_state)
+        rng = check_random_state(self.random_state) if self.shuffle else None
+        self._run_passes(
+            X,
+            y.astype(float, copy=True),
+            sample_weight,
+            max_passes=self.max_iter,
+            rng=rng,
+        )
+        return self
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def partial_fit(self, X, y, sample_weight=None):
+        """Continue training with one pass over the given rows, in their order.
+
+        Round counting (``t_``) and all accumulated state carry over from earlier
+        calls to ``fit`` or ``partial_fit``. A batch that fails validation leaves the
+        model unchanged.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            A batch of training data.
+        y : array-like of shape (n_samples,)
+            Target values of the batch.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weight of each row.
+
+        Returns
+        -------
+        self : object
+            The updated estimator.
+        """
+        first_call = not self._is_initialized()
+        with discard_new_attributes_on_error(self):
+            X, y, sample_weight = self._validate_training_data(
+                X, y, sample_weight, reset=first_call, y_numeric=True
+            )
+        if first_call:
+            self._start_training(X.shape[1], 1, keep_state=False)
+        self._run_passes(
+            X, y.astype(float, copy=True), sample_weight, max_passes=1, rng=None
+        )
+        return self
+
+    def predict(self, X):
+        """Predict with the linear model: ``X @ coef_ + intercept_``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Input data.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Predicted values.
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, accept_sparse="csr", reset=False)
+        return safe_sparse_dot(X, self.coef_, dense_output=True) + self.intercept_[0]

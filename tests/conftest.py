@@ -1,0 +1,52 @@
+"""Test-session setup.
+
+- Numba compiles into a fresh cache directory for every session, so a stale on-disk
+  cache can never hide an edit to a kernel.
+- ``SCIPY_ARRAY_API=1`` (read by scipy at import) lets scikit-learn's
+  ``check_array_api_input`` run instead of skipping.
+- ``shared_data`` points at the real datasets in ``../shared/data`` (or
+  ``$SK_ADAPROX_DATA_DIR``); tests that need them skip, saying why, where absent.
+"""
+
+import atexit
+import lzma
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+_NUMBA_CACHE_DIR = tempfile.mkdtemp(prefix="sk_adaprox_numba_cache_")
+os.environ["NUMBA_CACHE_DIR"] = _NUMBA_CACHE_DIR
+os.environ["SCIPY_ARRAY_API"] = "1"
+atexit.register(shutil.rmtree, _NUMBA_CACHE_DIR, ignore_errors=True)
+if "numba" in sys.modules:  # a plugin imported numba first: make it re-read the env
+    sys.modules["numba"].core.config.reload_config()
+
+import pytest  # noqa: E402
+
+DATA_DIR = Path(
+    os.environ.get(
+        "SK_ADAPROX_DATA_DIR",
+        Path(__file__).resolve().parents[2] / "shared" / "data",
+    )
+)
+
+
+@pytest.fixture(scope="session")
+def shared_data():
+    """Directory of the real datasets; skip the test when it is not there."""
+    if not (DATA_DIR / "MANIFEST.md").is_file():
+        pytest.skip(
+            f"real datasets not found at {DATA_DIR}; set SK_ADAPROX_DATA_DIR to the "
+            "folder holding shared/data to run this test"
+        )
+    return DATA_DIR
+
+
+def load_svmlight_xz(path, **kwargs):
+    """``sklearn.datasets.load_svmlight_file`` on an xz-compressed file."""
+    from sklearn.datasets import load_svmlight_file
+
+    with lzma.open(path, "rb") as handle:
+        return load_svmlight_file(handle, **kwargs)
