@@ -1,0 +1,270 @@
+"""The compiled AdaGrad kernels, through the estimators, against the literal
+non-lazy reference implementation of ALGORITHMS.md §1a/§1b (reference_adagrad.py)."""
+
+import math
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from reference_adagrad import reference_adagrad
+
+from sk_adaprox import AdaGradClassifier, AdaGradRegressor
+from sk_adaprox import _kernels
+
+RTOL = 1e-11
+CLASSIFIER_LOSSES = [
+    "hinge",
+    "log_loss",
+    "squared_hinge",
+    "modified_huber",
+    "squared_error",
+]
+REGRESSOR_LOSSES = ["squared_error", "huber", "epsilon_insensitive"]
+REGULARIZATION = {"none": (0.0, 0.0), "l1": (0.02, 0.0), "l2": (0.0, 0.05)}
+REGULARIZATION["l1+l2"] = (0.02, 0.05)
+
+
+def _sparse_problem(n_samples=50, n_features=30, seed=0):
+    """Random sparse rows with the awkward cases the lazy kernels must get right.
+
+    Rows 3 and 17 are empty; feature 0 appears only in rows 1 and 45 (unseen for 43
+    rounds); the last feature never appears; values are exact in float32.
+    """
+    rng = np.random.default_rng(seed)
+    dense = rng.normal(size=(n_samples, n_features)).round(3).astype(np.float32)
+    dense *= rng.random((n_samples, n_features)) < 0.2
+    dense[[3, 17]] = 0.0
+    dense[:, 0] = 0.0
+    dense[[1, 45], 0] = [1.5, -2.0]
+    dense[:, -1] = 0.0
+    return sp.csr_matrix(dense.astype(np.float64))
+
+
+def _state_of(estimator, n_outputs):
+    """The estimator's state in the reference's (K, d) layout."""
+    coef = np.atleast_2d(estimator.coef_)
+    state = {
+        "coef": coef,
+        "intercept": estimator.intercept_,
+        "sum_sq_grad": np.atleast_2d(estimator.sum_sq_grad_),
+        "intercept_sum_sq_grad": estimator.intercept_sum_sq_grad_,
+    }
+    if hasattr(estimator, "sum_grad_"):
+        state["sum_grad"] = np.atleast_2d(estimator.sum_grad_)
+        state["intercept_sum_grad"] = estimator.intercept_sum_grad_
+    assert coef.shape[0] == n_outputs
+    return state
+
+
+def _assert_same_state(estimator, reference_state, n_outputs):
+    for key, value in _state_of(estimator, n_outputs).items():
+        expected = reference_state[key]
+        scale = max(1.0, float(np.abs(expected).max()))
+        np.testing.assert_allclose(
+            value, expected, rtol=RTOL, atol=RTOL * scale, err_msg=key
+        )
+
+
+def _epoch_orders(n_samples, n_epochs, shuffle, random_state):
+    """The visiting order fit uses: a fresh permutation per pass when shuffling."""
+    rng = np.random.RandomState(random_state)
+    orders = [
+        rng.permutation(n_samples) if shuffle else np.arange(n_samples)
+        for _ in range(n_epochs)
+    ]
+    return np.concatenate(orders)
+
+
+@pytest.mark.parametrize("update", ["mirror_descent", "dual_averaging"])
+@pytest.mark.parametrize("regularization", list(REGULARIZATION))
+@pytest.mark.parametrize("loss", CLASSIFIER_LOSSES)
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_classifier_matches_reference(loss, update, regularization, n_classes):
+    X = _sparse_problem()
+    rng = np.random.default_rng(1)
+    y = rng.integers(0, n_classes, X.shape[0])
+    sample_weight = rng.uniform(0.2, 2.0, X.shape[0])
+    sample_weight[5] = 0.0  # a zero-weight row is still a round
+    l1, l2 = REGULARIZATION[regularization]
+    params = dict(loss=loss, update=update, eta=0.3, delta=0.1, l1=l1, l2=l2)
+    clf = AdaGradClassifier(
+        **params, max_iter=3, tol=None, shuffle=True, random_state=7
+    ).fit(X, y, sample_weight=sample_weight)
+
+    n_outputs = 1 if n_classes == 2 else n_classes
+    targets = np.where(y == 1, 1.0, -1.0) if n_classes == 2 else y.astype(float)
+    order = _epoch_orders(X.shape[0], 3, shuffle=True, random_state=7)
+    expected, _ = reference_adagrad(
+        X.toarray(),
+        targets,
+        sample_weight,
+        n_outputs=n_outputs,
+        fit_intercept=True,
+        order=order,
+        **params,
+    )
+    assert clf.t_ == order.shape[0]
+    _assert_same_state(clf, expected, n_outputs)
+
+
+@pytest.mark.parametrize("update", ["mirror_descent", "dual_averaging"])
+@pytest.mark.parametrize("regularization", list(REGULARIZATION))
+@pytest.mark.parametrize("loss", REGRESSOR_LOSSES)
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_regressor_matches_reference(loss, update, regularization, fit_intercept):
+    X = _sparse_problem(seed=2)
+    rng = np.random.default_rng(3)
+    y = X @ rng.normal(size=X.shape[1]) + 0.3 * rng.normal(size=X.shape[0]) + 0.5
+    sample_weight = rng.uniform(0.2, 2.0, X.shape[0])
+    l1, l2 = REGULARIZATION[regularization]
+    params = dict(loss=loss, update=update, eta=0.2, delta=0.01, l1=l1, l2=l2)
+    reg = AdaGradRegressor(
+        **params,
+        epsilon=0.25,
+        fit_intercept=fit_intercept,
+        max_iter=2,
+        tol=None,
+        shuffle=False,
+    ).fit(X, y, sample_weight=sample_weight)
+    expected, _ = reference_adagrad(
+        X.toarray(),
+        y,
+        sample_weight,
+        n_outputs=1,
+        epsilon=0.25,
+        fit_intercept=fit_intercept,
+        order=_epoch_orders(X.shape[0], 2, shuffle=False, random_state=None),
+        **params,
+    )
+    _assert_same_state(reg, expected, 1)
+    if not fit_intercept:
+        assert reg.intercept_[0] == 0.0
+
+
+def test_class_weight_multiplies_row_weight():
+    X = _sparse_problem()
+    y = np.arange(X.shape[0]) % 3
+    class_weight = {0: 0.5, 1: 2.0, 2: 1.0}
+    sample_weight = np.linspace(0.5, 1.5, X.shape[0])
+    clf = AdaGradClassifier(
+        eta=0.3, l1=0.01, class_weight=class_weight, max_iter=1, tol=None, shuffle=False
+    ).fit(X, y, sample_weight=sample_weight)
+    row_weights = sample_weight * np.array([0.5, 2.0, 1.0])[y]
+    expected, _ = reference_adagrad(
+        X.toarray(),
+        y.astype(float),
+        row_weights,
+        n_outputs=3,
+        loss="log_loss",
+        update="mirror_descent",
+        eta=0.3,
+        delta=1e-6,
+        l1=0.01,
+        l2=0.0,
+        fit_intercept=True,
+    )
+    _assert_same_state(clf, expected, 3)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    n_samples=st.integers(1, 25),
+    n_features=st.integers(1, 12),
+    density=st.floats(0.0, 1.0),
+    eta=st.floats(1e-3, 3.0),
+    delta=st.sampled_from([0.0, 1e-8, 0.5]),
+    l1=st.sampled_from([0.0, 1e-3, 0.3]),
+    l2=st.sampled_from([0.0, 1e-6, 0.7]),
+    update=st.sampled_from(["mirror_descent", "dual_averaging"]),
+    loss=st.sampled_from(CLASSIFIER_LOSSES),
+    seed=st.integers(0, 2**16),
+)
+def test_random_problems_match_reference(
+    n_samples, n_features, density, eta, delta, l1, l2, update, loss, seed
+):
+    """Random shapes, densities and hyper-parameters, delta = 0 included."""
+    rng = np.random.default_rng(seed)
+    dense = rng.normal(size=(n_samples, n_features))
+    dense *= rng.random((n_samples, n_features)) < density
+    targets = np.where(rng.random(n_samples) < 0.5, 1.0, -1.0)
+    row_weights = rng.uniform(0.0, 2.0, n_samples)
+    X = sp.csr_matrix(dense)
+    params = dict(loss=loss, update=update, eta=eta, delta=delta, l1=l1, l2=l2)
+    clf = AdaGradClassifier(**params, shuffle=False)
+    # Drive the kernel with ±1 targets directly (no label encoding to get in the way).
+    clf._new_state(n_features, 1)
+    clf.t_ = 0
+    order = np.concatenate([np.arange(n_samples)] * 2)
+    _, rows_done, status = clf._run_pass(X, targets, row_weights, order)
+    assert (rows_done, status) == (order.shape[0], _kernels.STATUS_OK)
+    clf.t_ += rows_done
+    expected, _ = reference_adagrad(
+        dense,
+        targets,
+        row_weights,
+        n_outputs=1,
+        fit_intercept=True,
+        order=order,
+        **params,
+    )
+    _assert_same_state(clf, expected, 1)
+
+
+def test_pass_loss_is_the_weighted_pre_update_loss():
+    X = _sparse_problem()
+    rng = np.random.default_rng(4)
+    targets = np.where(rng.random(X.shape[0]) < 0.5, 1.0, -1.0)
+    row_weights = rng.uniform(0.5, 1.5, X.shape[0])
+    clf = AdaGradClassifier(eta=0.5, l2=0.01)
+    clf._new_state(X.shape[1], 1)
+    clf.t_ = 0
+    loss_sum, _, _ = clf._run_pass(X, targets, row_weights, np.arange(X.shape[0]))
+    _, expected = reference_adagrad(
+        X.toarray(),
+        targets,
+        row_weights,
+        n_outputs=1,
+        loss="log_loss",
+        update="mirror_descent",
+        eta=0.5,
+        delta=1e-6,
+        l1=0.0,
+        l2=0.01,
+        fit_intercept=True,
+    )
+    assert loss_sum == pytest.approx(expected, rel=1e-12)
+
+
+# -- the lazy closed form on its own ---------------------------------------------
+
+
+def _iterated_shrink(w, sum_sq, n_rounds, eta, delta, l1, l2):
+    for _ in range(n_rounds):
+        w = _kernels.adagrad_md_step(w, 0.0, sum_sq, eta, delta, l1, l2)
+    return w
+
+
+@pytest.mark.parametrize("n_rounds", [1, 2, 7, 300, 5000])
+@pytest.mark.parametrize(
+    "l1, l2",
+    [(0.0, 1e-9), (0.0, 0.3), (1e-5, 0.0), (1e-5, 1e-7), (2e-4, 0.05), (0.0, 0.0)],
+)
+@pytest.mark.parametrize("w", [0.8, -1.3, 1e-7])
+def test_lazy_skip_equals_iterated_steps(w, l1, l2, n_rounds):
+    sum_sq, eta, delta = 2.5, 0.4, 1e-3
+    lazy = _kernels.adagrad_md_skip(w, sum_sq, n_rounds, eta, delta, l1, l2)
+    iterated = _iterated_shrink(w, sum_sq, n_rounds, eta, delta, l1, l2)
+    assert lazy == pytest.approx(iterated, rel=1e-12, abs=1e-300)
+    if lazy != 0.0:
+        assert math.copysign(1.0, lazy) == math.copysign(1.0, w)
+
+
+def test_lazy_skip_reaches_zero_and_stays():
+    # a = eta*l1/H = 0.1 per round, |w| = 0.35: zero after 4 rounds, and then for good.
+    for n_rounds in (4, 5, 100):
+        assert _kernels.adagrad_md_skip(0.35, 1.0, n_rounds, 0.1, 0.0, 1.0, 0.0) == 0.0
+    assert _kernels.adagrad_md_skip(0.35, 1.0, 3, 0.1, 0.0, 1.0, 0.0) == pytest.approx(
+        0.05
+    )

@@ -1,0 +1,84 @@
+"""Training that blows up stops before the bad row, names it, and keeps finite state."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from reference_adagrad import reference_adagrad
+
+from sk_adaprox import AdaGradClassifier, AdaGradRegressor
+
+# Row 2 (the third) has a feature value so large that its score overflows.
+X_OVERFLOWING_SCORE = sp.csr_matrix(
+    np.array([[1.0, 1.0, 0.0], [0.0, 0.0, 1.0], [1e300, 0.0, 0.0], [1.0, 0.0, 0.0]])
+)
+
+
+def _all_state_finite(estimator):
+    return all(
+        np.isfinite(value).all()
+        for name, value in vars(estimator).items()
+        if name.endswith("_")
+        and isinstance(value, np.ndarray)
+        and value.dtype.kind == "f"
+    )
+
+
+@pytest.mark.parametrize("update", ["mirror_descent", "dual_averaging"])
+def test_nonfinite_score_stops_before_the_row(update):
+    y = np.array([1.0, 2.0, 1.0, 0.5])
+    # l1 alone keeps |w| near eta (l2 would shrink it) and exercises the lazy path.
+    params = dict(loss="squared_error", update=update, eta=1e10, delta=0.0, l1=1e-3)
+    params["l2"] = 0.0
+    reg = AdaGradRegressor(**params, shuffle=False, max_iter=1, tol=None)
+    with pytest.raises(ValueError, match=r"diverged at row 2 .*score.*smaller eta"):
+        reg.fit(X_OVERFLOWING_SCORE, y)
+    assert _all_state_finite(reg)
+    assert reg.t_ == 2
+    # The model is exactly the one trained on the rows before the failing row,
+    # lazily-regularised features brought up to date once (not twice).
+    expected, _ = reference_adagrad(
+        X_OVERFLOWING_SCORE[:2].toarray(),
+        y[:2],
+        np.ones(2),
+        n_outputs=1,
+        fit_intercept=True,
+        **params,
+    )
+    np.testing.assert_allclose(reg.coef_, expected["coef"][0], rtol=1e-12)
+    np.testing.assert_allclose(reg.intercept_, expected["intercept"], rtol=1e-12)
+
+
+@pytest.mark.parametrize("update", ["mirror_descent", "dual_averaging"])
+def test_nonfinite_update_is_not_applied(update):
+    # y = 1e200: the score is 0 but the squared gradient overflows.
+    X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    y = np.array([1.0, -1.0, 1e200])
+    reg = AdaGradRegressor(update=update, shuffle=False, max_iter=1, tol=None)
+    reg.fit(X[:2], y[:2])
+    before = {k: np.copy(v) for k, v in vars(reg).items() if k.endswith("_")}
+    with pytest.raises(ValueError, match=r"diverged at row 0 .*update is not finite"):
+        reg.partial_fit(X[2:], y[2:])
+    assert _all_state_finite(reg)
+    for name in ("coef_", "intercept_", "sum_sq_grad_", "intercept_sum_sq_grad_"):
+        np.testing.assert_array_equal(getattr(reg, name), before[name])
+    assert reg.t_ == 2
+
+
+def test_classifier_divergence_names_the_row_of_a_shuffled_pass():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    y = rng.integers(0, 2, 40)
+    weights = np.ones(40)
+    weights[23] = 1e300  # the gradient of row 23 overflows, whenever it is visited
+    clf = AdaGradClassifier(loss="hinge", random_state=0, max_iter=3)
+    with pytest.raises(ValueError, match=r"diverged at row 23 "):
+        clf.fit(X * 1e10, y, sample_weight=weights)
+    assert _all_state_finite(clf)
+
+
+def test_unscaled_squared_error_with_huge_eta_raises_instead_of_nan():
+    rng = np.random.default_rng(1)
+    X = rng.normal(scale=1e150, size=(200, 5))
+    y = X @ rng.normal(size=5)
+    with pytest.raises(ValueError, match="scale the features"):
+        AdaGradRegressor(eta=1e100, random_state=0).fit(X, y)
