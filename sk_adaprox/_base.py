@@ -91,17 +91,18 @@ class OnlineLinearModel(BaseEstimator):
     def _is_initialized(self):
         return hasattr(self, "t_")
 
-    def _start_training(self, n_features, n_outputs, *, keep_state):
-        """Allocate fresh state, or check that the existing state can be continued."""
-        if keep_state and self._is_initialized():
-            expected = self._coef_shape(n_features, n_outputs)
-            if self.coef_.shape != expected:
-                raise ValueError(
-                    f"warm_start=True, but the model was fitted with coef_ of shape "
-                    f"{self.coef_.shape} and this data needs {expected} (different "
-                    "number of features or classes). Set warm_start=False to refit."
-                )
-            return
+    def _check_warm_start(self, n_features, n_outputs):
+        """Raise unless the fitted state can be continued on data of this shape."""
+        expected = self._coef_shape(n_features, n_outputs)
+        if self.coef_.shape != expected:
+            raise ValueError(
+                f"warm_start=True, but the model was fitted with coef_ of shape "
+                f"{self.coef_.shape} and this data needs {expected} (different "
+                "number of features or classes). Set warm_start=False to refit."
+            )
+
+    def _start_training(self, n_features, n_outputs):
+        """Allocate fresh state and restart the round count."""
         self._new_state(n_features, n_outputs)
         self.t_ = 0
 
@@ -206,17 +207,18 @@ def _as_kernel_csr(X):
 
 
 @contextlib.contextmanager
-def discard_new_attributes_on_error(estimator):
-    """Undo attributes set by a validation step that then fails.
+def unchanged_on_error(estimator):
+    """Restore the estimator's attributes if the enclosed validation fails.
 
-    The first ``partial_fit`` call validates with ``reset=True``, which sets
-    ``n_features_in_`` (and ``feature_names_in_``) before later checks can fail; a
-    rejected first batch must not leave the estimator looking fitted.
+    Validating with ``reset=True`` (``fit``, first ``partial_fit``) sets or deletes
+    ``n_features_in_`` and ``feature_names_in_`` before later checks can fail; a
+    rejected call must leave a fitted model usable and an unfitted one unfitted.
+    Validation only rebinds attributes, so restoring the old bindings suffices.
     """
-    before = set(vars(estimator))
+    before = dict(vars(estimator))
     try:
         yield
     except BaseException:
-        for name in set(vars(estimator)) - before:
-            delattr(estimator, name)
+        vars(estimator).clear()
+        vars(estimator).update(before)
         raise

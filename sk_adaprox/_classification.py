@@ -13,7 +13,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets, unique_labels
 from sklearn.utils.validation import check_is_fitted
 
-from ._base import discard_new_attributes_on_error
+from ._base import unchanged_on_error
 from ._losses import CLASSIFICATION_LOSSES, PROBABILISTIC_LOSSES
 
 
@@ -61,25 +61,29 @@ class OnlineClassifierMixin:
         self : object
             The fitted estimator.
         """
-        X, y, sample_weight = self._validate_training_data(
-            X, y, sample_weight, reset=True, y_numeric=False
-        )
-        check_classification_targets(y)
-        classes = unique_labels(y)
-        if classes.shape[0] < 2:
-            raise ValueError(
-                "The number of classes has to be greater than one; got "
-                f"{classes.shape[0]} class"
-            )
         keep_state = self.warm_start and self._is_initialized()
-        if keep_state and not np.array_equal(classes, self.classes_):
-            raise ValueError(
-                f"warm_start=True, but y has classes {classes} and the fitted model "
-                f"{self.classes_}. Set warm_start=False to refit."
+        with unchanged_on_error(self):
+            X, y, sample_weight = self._validate_training_data(
+                X, y, sample_weight, reset=True, y_numeric=False
             )
-        targets, row_weights = self._encode_labels(y, sample_weight, classes, False)
-        self._start_training(X.shape[1], _n_outputs(classes), keep_state=keep_state)
-        self.classes_ = classes
+            check_classification_targets(y)
+            classes = unique_labels(y)
+            if classes.shape[0] < 2:
+                raise ValueError(
+                    "The number of classes has to be greater than one; got "
+                    f"{classes.shape[0]} class"
+                )
+            if keep_state:
+                if not np.array_equal(classes, self.classes_):
+                    raise ValueError(
+                        f"warm_start=True, but y has classes {classes} and the fitted "
+                        f"model {self.classes_}. Set warm_start=False to refit."
+                    )
+                self._check_warm_start(X.shape[1], _n_outputs(classes))
+            targets, row_weights = self._encode_labels(y, sample_weight, classes, False)
+        if not keep_state:
+            self._start_training(X.shape[1], _n_outputs(classes))
+            self.classes_ = classes
         rng = check_random_state(self.random_state) if self.shuffle else None
         self._run_passes(X, targets, row_weights, max_passes=self.max_iter, rng=rng)
         return self
@@ -110,7 +114,7 @@ class OnlineClassifierMixin:
             The updated estimator.
         """
         first_call = not self._is_initialized()
-        with discard_new_attributes_on_error(self):
+        with unchanged_on_error(self):
             classes = self._partial_fit_classes(classes, first_call)
             X, y, sample_weight = self._validate_training_data(
                 X, y, sample_weight, reset=first_call, y_numeric=False
@@ -118,7 +122,7 @@ class OnlineClassifierMixin:
             check_classification_targets(y)
             targets, row_weights = self._encode_labels(y, sample_weight, classes, True)
         if first_call:
-            self._start_training(X.shape[1], _n_outputs(classes), keep_state=False)
+            self._start_training(X.shape[1], _n_outputs(classes))
             self.classes_ = classes
         self._run_passes(X, targets, row_weights, max_passes=1, rng=None)
         return self

@@ -8,7 +8,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._base import discard_new_attributes_on_error
+from ._base import unchanged_on_error
 from ._losses import REGRESSION_LOSSES
 
 
@@ -48,11 +48,15 @@ class OnlineRegressorMixin:
         self : object
             The fitted estimator.
         """
-        X, y, sample_weight = self._validate_training_data(
-            X, y, sample_weight, reset=True, y_numeric=True
-        )
         keep_state = self.warm_start and self._is_initialized()
-        self._start_training(X.shape[1], 1, keep_state=keep_state)
+        with unchanged_on_error(self):
+            X, y, sample_weight = self._validate_training_data(
+                X, y, sample_weight, reset=True, y_numeric=True
+            )
+            if keep_state:
+                self._check_warm_start(X.shape[1], 1)
+        if not keep_state:
+            self._start_training(X.shape[1], 1)
         rng = check_random_state(self.random_state) if self.shuffle else None
         self._run_passes(
             X,
@@ -86,12 +90,12 @@ class OnlineRegressorMixin:
             The updated estimator.
         """
         first_call = not self._is_initialized()
-        with discard_new_attributes_on_error(self):
+        with unchanged_on_error(self):
             X, y, sample_weight = self._validate_training_data(
                 X, y, sample_weight, reset=first_call, y_numeric=True
             )
         if first_call:
-            self._start_training(X.shape[1], 1, keep_state=False)
+            self._start_training(X.shape[1], 1)
         self._run_passes(
             X, y.astype(float, copy=True), sample_weight, max_passes=1, rng=None
         )

@@ -10,8 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from reference_adagrad import reference_adagrad
 
-from sk_adaprox import AdaGradClassifier, AdaGradRegressor
-from sk_adaprox import _kernels
+from sk_adaprox import AdaGradClassifier, AdaGradRegressor, _kernels
 
 RTOL = 1e-11
 CLASSIFIER_LOSSES = [
