@@ -1,0 +1,56 @@
+"""``import sk_adaprox`` works where Numba has nowhere to write its cache."""
+
+import subprocess
+import sys
+import textwrap
+
+
+def _run(code, env_extra=None):
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env.update(env_extra or {})
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+
+
+def test_import_and_fit_with_no_cache_locator():
+    # Emptying Numba's list of cache locators is what a read-only install with no
+    # usable HOME looks like to it: cache=True then raises at decoration time.
+    result = _run(
+        """
+        from numba.core import caching
+        caching.CacheImpl._locator_classes = []
+        import numba
+        try:
+            numba.njit(cache=True)(lambda x: x)
+        except RuntimeError as error:
+            print("numba refuses to cache:", error)
+        else:
+            raise SystemExit("the test setup did not disable caching")
+        import numpy as np
+        from sk_adaprox import AdaGradClassifier
+        clf = AdaGradClassifier().fit(np.eye(4), [0, 1, 0, 1])
+        print("fitted", clf.t_ > 0)
+        """
+    )
+    assert result.returncode == 0, result.stderr
+    assert "numba refuses to cache" in result.stdout
+    assert "fitted True" in result.stdout
+
+
+def test_cache_can_be_switched_off():
+    result = _run(
+        """
+        from sk_adaprox import _kernels
+        print(_kernels._CACHE, _kernels.adagrad_md_pass._cache.__class__.__name__)
+        """,
+        {"SK_ADAPROX_NUMBA_CACHE": "0"},
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["False", "NullCache"]

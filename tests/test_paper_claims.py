@@ -1,0 +1,92 @@
+"""The properties the AdaGrad paper is about, as tests on data where they must show."""
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.feature_extraction.text import TfidfVectorizer
+from sklearn.linear_model import SGDClassifier
+from sklearn.metrics import roc_auc_score
+from sklearn.model_selection import train_test_split
+
+from sk_adaprox import AdaGradClassifier
+from sk_adaprox.datasets import load_sms_spam, make_rare_features
+
+
+@pytest.fixture(scope="module")
+def rare_features():
+    """Rare-but-predictive features: 20,000 training rows, 10,000 test rows."""
+    X, y = make_rare_features(30_000, 50_000, informative_fraction=0.05, random_state=0)
+    return X[:20_000], y[:20_000], X[20_000:], y[20_000:]
+
+
+@pytest.fixture(scope="module")
+def sms_tfidf():
+    texts, y = load_sms_spam(return_X_y=True)
+    train, test, y_train, y_test = train_test_split(
+        texts, y, test_size=0.25, stratify=y, random_state=0
+    )
+    vectorizer = TfidfVectorizer(sublinear_tf=True)
+    return vectorizer.fit_transform(train), y_train, vectorizer.transform(test), y_test
+
+
+def _test_auc(model, data):
+    X, y, X_test, y_test = data
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model.fit(X, y)
+    return roc_auc_score(y_test, model.decision_function(X_test))
+
+
+def test_per_coordinate_rates_beat_a_tuned_global_rate_in_one_pass(rare_features):
+    """One online pass, each learner at its best step size on a grid: AdaGrad
+    beats SGD's global eta/sqrt(t) schedule and a global constant rate."""
+    one_pass = dict(max_iter=1, tol=None, shuffle=False)
+    adagrad = max(
+        _test_auc(AdaGradClassifier(eta=eta, **one_pass), rare_features)
+        for eta in (0.03, 0.1, 0.3, 1.0)
+    )
+    global_rates = [
+        _test_auc(
+            SGDClassifier(
+                loss="log_loss",
+                penalty=None,
+                learning_rate=schedule,
+                power_t=0.5,
+                eta0=eta0,
+                **one_pass,
+            ),
+            rare_features,
+        )
+        for schedule in ("invscaling", "constant")
+        for eta0 in (0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0)
+    ]
+    # Measured: AdaGrad 0.819, best global rate 0.795 (constant, eta0=0.03).
+    assert adagrad > max(global_rates) + 0.01
+
+
+@pytest.mark.parametrize("data", ["rare_features", "sms_tfidf"])
+def test_dual_averaging_is_sparser_than_mirror_descent_at_similar_auc(data, request):
+    data = request.getfixturevalue(data)
+    results = {}
+    for update in ("mirror_descent", "dual_averaging"):
+        model = AdaGradClassifier(update=update, l1=1e-4, random_state=0)
+        results[update] = (_test_auc(model, data), np.count_nonzero(model.coef_))
+    (md_auc, md_nonzero), (da_auc, da_nonzero) = results.values()
+    # Measured: SMS 626 vs 1,664 weights; rare features 3,682 vs 24,334.
+    assert da_nonzero < 0.5 * md_nonzero
+    assert da_auc > md_auc - 0.01
+
+
+@pytest.mark.parametrize("update", ["mirror_descent", "dual_averaging"])
+def test_l1_zeroes_weights(update, sms_tfidf):
+    X = sms_tfidf[0]
+    nonzero = []
+    for l1 in (0.0, 1e-5, 1e-4, 1e-3):
+        model = AdaGradClassifier(update=update, l1=l1, random_state=0)
+        _test_auc(model, sms_tfidf)
+        nonzero.append(np.count_nonzero(model.coef_))
+    assert nonzero[0] == X.shape[1]  # every word is seen, none is exactly zero
+    assert nonzero == sorted(nonzero, reverse=True)
+    assert nonzero[-1] < 0.1 * X.shape[1]
