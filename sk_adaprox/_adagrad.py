@@ -106,8 +106,10 @@ _COMMON_PARAMETERS = """
     max_iter : int, default=1000
         Maximum number of passes over the data in :meth:`fit`.
     tol : float or None, default=1e-3
-        :meth:`fit` stops when the mean training loss of a pass has not improved by
-        ``tol`` for ``n_iter_no_change`` consecutive passes. ``None`` disables it.
+        :meth:`fit` stops when the mean training loss of a pass (per row, and per
+        class for one-vs-rest models; measured before each row's update) has not
+        improved by ``tol`` for ``n_iter_no_change`` consecutive passes. ``None``
+        disables it.
     n_iter_no_change : int, default=5
         Number of passes without improvement before stopping.
     shuffle : bool, default=True

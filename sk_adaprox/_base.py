@@ -127,10 +127,12 @@ class OnlineLinearModel(BaseEstimator):
 
         With ``rng`` each pass visits the rows in a fresh random order, otherwise in
         the given order. Passes stop early once the mean training loss has not
-        improved by ``tol`` for ``n_iter_no_change`` passes.
+        improved by ``tol`` for ``n_iter_no_change`` passes. The loss is the mean
+        over rows (weighted) and over outputs, so that ``tol`` means the same for
+        a 20-class one-vs-rest model as for each of its binary problems.
         """
         n_samples = X.shape[0]
-        weight_total = float(row_weights.sum())
+        weight_total = float(row_weights.sum()) * self.intercept_.shape[0]
         best_loss = np.inf
         passes_without_improvement = 0
         converged = False

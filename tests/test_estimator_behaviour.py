@@ -158,3 +158,20 @@ def test_regressor_fits_a_linear_model():
     np.testing.assert_allclose(reg.coef_, true_coef, atol=0.02)
     assert reg.intercept_[0] == pytest.approx(0.7, abs=0.02)
     assert reg.coef_.shape == (6,) and reg.intercept_.shape == (1,)
+
+
+def test_reported_loss_is_the_mean_per_row_and_output(monkeypatch, capsys):
+    X, y = _blobs(3)
+    loss_sums = []
+    original = AdaGradClassifier._run_pass
+
+    def recording_pass(self, *args):
+        result = original(self, *args)
+        loss_sums.append(result[0])
+        return result
+
+    monkeypatch.setattr(AdaGradClassifier, "_run_pass", recording_pass)
+    AdaGradClassifier(verbose=1, max_iter=2, tol=None, random_state=0).fit(X, y)
+    printed = re.findall(r"average loss ([0-9.e+-]+)", capsys.readouterr().out)
+    expected = [loss_sum / (X.shape[0] * 3) for loss_sum in loss_sums]
+    np.testing.assert_allclose([float(v) for v in printed], expected, rtol=1e-5)
