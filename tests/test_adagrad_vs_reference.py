@@ -148,7 +148,13 @@ def test_class_weight_multiplies_row_weight():
     class_weight = {0: 0.5, 1: 2.0, 2: 1.0}
     sample_weight = np.linspace(0.5, 1.5, X.shape[0])
     clf = AdaGradClassifier(
-        eta=0.3, l1=0.01, class_weight=class_weight, max_iter=1, tol=None, shuffle=False
+        eta=0.3,
+        delta=1e-6,
+        l1=0.01,
+        class_weight=class_weight,
+        max_iter=1,
+        tol=None,
+        shuffle=False,
     ).fit(X, y, sample_weight=sample_weight)
     row_weights = sample_weight * np.array([0.5, 2.0, 1.0])[y]
     expected, _ = reference_adagrad(
@@ -216,7 +222,7 @@ def test_pass_loss_is_the_weighted_pre_update_loss():
     rng = np.random.default_rng(4)
     targets = np.where(rng.random(X.shape[0]) < 0.5, 1.0, -1.0)
     row_weights = rng.uniform(0.5, 1.5, X.shape[0])
-    clf = AdaGradClassifier(eta=0.5, l2=0.01)
+    clf = AdaGradClassifier(eta=0.5, delta=1e-6, l2=0.01)
     clf._new_state(X.shape[1], 1)
     clf.t_ = 0
     loss_sum, _, _ = clf._run_pass(X, targets, row_weights, np.arange(X.shape[0]))
