@@ -1,0 +1,70 @@
+"""Sanity on real data from ../shared/data: defaults that work without tuning.
+
+Each test compares the default AdaGrad model with scikit-learn's default SGD model
+on the same split (skipped, saying why, when the datasets are not there).
+"""
+
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import SGDClassifier, SGDRegressor
+from sklearn.metrics import r2_score, roc_auc_score
+
+from sk_adaprox import AdaGradClassifier, AdaGradRegressor
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+import _data  # noqa: E402  (the benchmarks' loaders of ../shared/data)
+
+
+@pytest.fixture(autouse=True)
+def _needs_shared_data(shared_data):
+    _data.DATA_DIR = shared_data
+
+
+def _for_sgd(X):
+    """SGD accepts only int32 sparse indices; load_svmlight_file gives int64."""
+    if hasattr(X, "indices"):
+        X = X.copy()
+        X.indices = X.indices.astype(np.int32)
+        X.indptr = X.indptr.astype(np.int32)
+    return X
+
+
+@pytest.mark.parametrize(
+    "load",
+    [_data.rcv1_small, _data.reuters_moneyfx, _data.a9a, _data.ijcnn1_standardized],
+)
+def test_default_classifier_is_at_least_as_good_as_default_sgd(load):
+    X, y, X_test, y_test = load()
+    ours = AdaGradClassifier(random_state=0).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        theirs = SGDClassifier(loss="log_loss", random_state=0).fit(_for_sgd(X), y)
+    our_auc = roc_auc_score(y_test, ours.decision_function(X_test))
+    their_auc = roc_auc_score(y_test, theirs.decision_function(_for_sgd(X_test)))
+    assert our_auc > their_auc - 0.002, (our_auc, their_auc)
+    assert our_auc > 0.9
+
+
+@pytest.mark.parametrize(
+    "load", [_data.cal_housing_standardized, _data.abalone_standardized]
+)
+def test_default_regressor_is_at_least_as_good_as_default_sgd(load):
+    X, y, X_test, y_test = load()
+    ours = AdaGradRegressor(random_state=0).fit(X, y)
+    theirs = SGDRegressor(random_state=0).fit(X, y)
+    our_r2 = r2_score(y_test, ours.predict(X_test))
+    their_r2 = r2_score(y_test, theirs.predict(X_test))
+    assert our_r2 > their_r2 - 0.01, (our_r2, their_r2)
+
+
+def test_dual_averaging_l1_on_rcv1_keeps_few_weights():
+    X, y, X_test, y_test = _data.rcv1_small()
+    model = AdaGradClassifier(update="dual_averaging", l1=1e-4, random_state=0)
+    model.fit(X, y)
+    assert np.count_nonzero(model.coef_) < 0.05 * X.shape[1]
+    assert roc_auc_score(y_test, model.decision_function(X_test)) > 0.9
