@@ -1,0 +1,112 @@
+"""Loaders for the real datasets in ../shared/data (or $SK_ADAPROX_DATA_DIR)."""
+
+import lzma
+import os
+import tarfile
+from pathlib import Path
+
+import numpy as np
+from sklearn.datasets import load_svmlight_file
+from sklearn.feature_extraction.text import TfidfVectorizer
+from sklearn.model_selection import train_test_split
+from sklearn.preprocessing import StandardScaler
+
+DATA_DIR = Path(
+    os.environ.get(
+        "SK_ADAPROX_DATA_DIR", Path(__file__).resolve().parents[2] / "shared" / "data"
+    )
+)
+
+
+def _svmlight(name, **kwargs):
+    with lzma.open(DATA_DIR / name, "rb") as handle:
+        return load_svmlight_file(handle, **kwargs)
+
+
+def rcv1_small():
+    """RCV1 subset (tf-idf, binary): train 1,000 / test 500, 47,236 features."""
+    X, y = _svmlight("rcv1_vw_small.train.svm.xz", n_features=47236)
+    X_test, y_test = _svmlight("rcv1_vw_small.test.svm.xz", n_features=47236)
+    return X, y, X_test, y_test
+
+
+def reuters_moneyfx():
+    """Reuters-21578 money-fx vs rest (tf-idf, binary, 6.9 % positive)."""
+    X, y = _svmlight("reuters_moneyfx.trn.xz")
+    X_test, y_test = _svmlight("reuters_moneyfx.tst.xz", n_features=X.shape[1])
+    return X, y, X_test, y_test
+
+
+def news20(max_features=None):
+    """20 Newsgroups by date, tf-idf of the training split's vocabulary, 20 classes."""
+    texts = {"train": [], "test": []}
+    labels = {"train": [], "test": []}
+    with tarfile.open(DATA_DIR / "20news-bydate.tar.xz", "r:xz") as archive:
+        for member in archive:
+            if not member.isfile():
+                continue
+            split, group = member.name.split("/")[-3:-1]
+            split = "train" if split.endswith("train") else "test"
+            texts[split].append(archive.extractfile(member).read().decode("latin-1"))
+            labels[split].append(group)
+    vectorizer = TfidfVectorizer(max_features=max_features, sublinear_tf=True)
+    X = vectorizer.fit_transform(texts["train"])
+    X_test = vectorizer.transform(texts["test"])
+    return X, np.array(labels["train"]), X_test, np.array(labels["test"])
+
+
+def sms_spam_tfidf():
+    """The bundled SMS Spam Collection, tf-idf, stratified 75/25 split."""
+    from sk_adaprox.datasets import load_sms_spam
+
+    texts, y = load_sms_spam(return_X_y=True)
+    texts_train, texts_test, y, y_test = train_test_split(
+        texts, y, test_size=0.25, stratify=y, random_state=0
+    )
+    vectorizer = TfidfVectorizer(sublinear_tf=True)
+    return (
+        vectorizer.fit_transform(texts_train),
+        y,
+        vectorizer.transform(texts_test),
+        y_test,
+    )
+
+
+def a9a():
+    """UCI Adult, LIBSVM's one-hot binarisation (sparse 0/1, 123 features)."""
+    X, y = _svmlight("a9a.xz", n_features=123)
+    X_test, y_test = _svmlight("a9a.t.xz", n_features=123)
+    return X, y, X_test, y_test
+
+
+def ijcnn1_standardized():
+    """ijcnn1 (22 dense features), standardised on the training split."""
+    X, y = _svmlight("ijcnn1.trn.xz", n_features=22)
+    X_test, y_test = _svmlight("ijcnn1.tst.xz", n_features=22)
+    scaler = StandardScaler().fit(X.toarray())
+    return scaler.transform(X.toarray()), y, scaler.transform(X_test.toarray()), y_test
+
+
+def cal_housing_standardized():
+    """California housing regression, X and y standardised on the training split."""
+    with lzma.open(DATA_DIR / "cal_housing.data.xz", "rt") as handle:
+        data = np.loadtxt(handle, delimiter=",")
+    return _standardized_regression(data[:, :-1], data[:, -1])
+
+
+def abalone_standardized():
+    """UCI Abalone regression (8 features), X and y standardised."""
+    X, y = _svmlight("abalone_scale.xz", n_features=8)
+    return _standardized_regression(X.toarray(), y)
+
+
+def _standardized_regression(X, y):
+    X, X_test, y, y_test = train_test_split(X, y, test_size=0.25, random_state=0)
+    scaler = StandardScaler().fit(X)
+    mean, scale = y.mean(), y.std()
+    return (
+        scaler.transform(X),
+        (y - mean) / scale,
+        scaler.transform(X_test),
+        (y_test - mean) / scale,
+    )
