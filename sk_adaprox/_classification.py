@@ -166,8 +166,13 @@ class OnlineClassifierMixin:
                 "frequencies of a stream are unknown. Compute weights once with "
                 "sklearn.utils.compute_class_weight and pass them as a dict."
             )
-        class_weights = compute_class_weight(self.class_weight, classes=classes, y=y)
-        row_weights = sample_weight * class_weights[codes]
+        if self.class_weight is None:
+            row_weights = sample_weight
+        else:
+            class_weights = compute_class_weight(
+                self.class_weight, classes=classes, y=y
+            )
+            row_weights = sample_weight * class_weights[codes]
         if classes.shape[0] == 2:
             targets = np.where(codes == 1, 1.0, -1.0)
         else:

@@ -41,10 +41,10 @@ def _jit(function):
     """
     if _CACHE:
         try:
-            return numba.njit(cache=True)(function)
+            return numba.njit(cache=True, error_model="numpy")(function)
         except RuntimeError:
             pass
-    return numba.njit(cache=False)(function)
+    return numba.njit(cache=False, error_model="numpy")(function)
 
 
 # Loss codes (ALGORITHMS.md, "Losses"). _losses.py maps names to these.
@@ -138,13 +138,20 @@ def _adaptive_scale(delta, sum_sq):
     return delta + math.sqrt(sum_sq)
 
 
+# A row cannot produce a non-finite update when its largest gradient is below
+# _SAFE_GRADIENT (so g**2 < 1e290 is below half an ulp of the largest float and
+# G + g**2 cannot overflow) and its weights stay below _SAFE_WEIGHT (AdaGrad moves a
+# weight by at most eta per round). Other rows get a dry run before being applied.
+_SAFE_GRADIENT = 1e145
+_SAFE_WEIGHT = 1e300
+
+
 @_jit
-def _max_row_length(indptr, order):
-    longest = 0
-    for pos in range(order.shape[0]):
-        i = order[pos]
-        longest = max(longest, indptr[i + 1] - indptr[i])
-    return longest
+def _row_is_safe(scaled_dloss, max_abs_x, weight_bound):
+    largest = 0.0
+    for k in range(scaled_dloss.shape[0]):
+        largest = max(largest, abs(scaled_dloss[k]))
+    return largest * max_abs_x < _SAFE_GRADIENT and weight_bound < _SAFE_WEIGHT
 
 
 # ------------------------------------------------------------------------------
@@ -154,20 +161,21 @@ def _max_row_length(indptr, order):
 
 @_jit
 def adagrad_md_step(w, g, sum_sq, eta, delta, l1, l2):
-    """One §1a step for one coordinate; ``sum_sq`` already includes g**2."""
+    """One §1a step for one coordinate; ``sum_sq`` already includes g**2.
+
+    Written with v = w - eta*g/H, which equals (H*w - eta*g)/H of ALGORITHMS.md but
+    cannot overflow through H*w: then w <- sign(v) max(|v| - eta*l1/H, 0) H/(H+eta*l2).
+    """
     h = _adaptive_scale(delta, sum_sq)
-    if l1 == 0.0 and l2 == 0.0:
-        if h == 0.0:  # delta == 0 and no gradient yet: w is still 0
-            return w
-        return w - eta * g / h
-    denominator = h + eta * l2
-    if denominator == 0.0:
+    if h == 0.0:  # delta == 0 and no gradient yet: w is still 0
         return w
-    v = h * w - eta * g
-    magnitude = abs(v) - eta * l1
+    v = w - eta * g / h
+    if l1 == 0.0 and l2 == 0.0:
+        return v
+    magnitude = abs(v) - eta * l1 / h
     if magnitude <= 0.0:
         return 0.0
-    return math.copysign(magnitude, v) / denominator
+    return math.copysign(magnitude * h / (h + eta * l2), v)
 
 
 @_jit
@@ -215,6 +223,57 @@ def adagrad_md_catch_up_all(coef, sum_sq_grad, last_round, t, eta, delta, l1, l2
 
 
 @_jit
+def _md_row_update(
+    data,
+    indices,
+    start,
+    end,
+    scaled_dloss,
+    coef,
+    sum_sq_grad,
+    eta,
+    delta,
+    l1,
+    l2,
+    dry_run,
+):
+    """Apply round t's §1a step to the row's features; with ``dry_run`` only compute
+    it. Return whether every new value is finite."""
+    finite = True
+    for p in range(start, end):
+        j = indices[p]
+        x = data[p]
+        for k in range(scaled_dloss.shape[0]):
+            g = scaled_dloss[k] * x
+            new_sum_sq = sum_sq_grad[j, k] + g * g
+            new_w = adagrad_md_step(coef[j, k], g, new_sum_sq, eta, delta, l1, l2)
+            if dry_run:
+                finite &= math.isfinite(new_w) and math.isfinite(new_sum_sq)
+            else:
+                sum_sq_grad[j, k] = new_sum_sq
+                coef[j, k] = new_w
+    return finite
+
+
+@_jit
+def _md_intercept_update(
+    scaled_dloss, intercept, intercept_sum_sq, eta, delta, dry_run
+):
+    """The intercept's step: its own accumulator, never regularised."""
+    finite = True
+    for k in range(scaled_dloss.shape[0]):
+        g = scaled_dloss[k]
+        new_sum_sq = intercept_sum_sq[k] + g * g
+        new_b = adagrad_md_step(intercept[k], g, new_sum_sq, eta, delta, 0.0, 0.0)
+        if dry_run:
+            finite &= math.isfinite(new_b) and math.isfinite(new_sum_sq)
+        else:
+            intercept_sum_sq[k] = new_sum_sq
+            intercept[k] = new_b
+    return finite
+
+
+@_jit
 def adagrad_md_pass(
     data,
     indices,
@@ -240,17 +299,12 @@ def adagrad_md_pass(
 
     ``last_round[j]`` (used only when l1 or l2 > 0) is the last round whose step has
     been applied to feature j; it must equal ``t0`` for every feature on entry and
-    equals the last applied round for every feature on exit. Each row is staged,
-    checked for non-finite values, then committed, so a diverging row is never applied.
+    equals the last applied round for every feature on exit.
     """
     n_outputs = coef.shape[1]
     regularized = l1 > 0.0 or l2 > 0.0
     scores = np.empty(n_outputs)
     scaled_dloss = np.empty(n_outputs)
-    staged_intercept = np.empty((2, n_outputs))
-    longest = _max_row_length(indptr, order)
-    staged_coef = np.empty((longest, n_outputs))
-    staged_sum_sq = np.empty((longest, n_outputs))
     loss_sum = 0.0
     status = STATUS_OK
     rows_done = 0
@@ -260,11 +314,15 @@ def adagrad_md_pass(
         start = indptr[i]
         end = indptr[i + 1]
         # Score with the weights after round t - 1 (lazy shrink of the row's features).
+        max_abs_x = 1.0 if fit_intercept else 0.0
+        max_abs_w = 0.0
         for k in range(n_outputs):
             scores[k] = intercept[k]
+            max_abs_w = max(max_abs_w, abs(intercept[k]))
         for p in range(start, end):
             j = indices[p]
             x = data[p]
+            max_abs_x = max(max_abs_x, abs(x))
             if regularized:
                 skipped = t - 1 - last_round[j]
                 if skipped > 0:
@@ -274,50 +332,58 @@ def adagrad_md_pass(
                         )
                     last_round[j] = t - 1
             for k in range(n_outputs):
-                scores[k] += coef[j, k] * x
+                w = coef[j, k]
+                scores[k] += w * x
+                max_abs_w = max(max_abs_w, abs(w))
         row_loss = _row_derivatives(
             loss, epsilon, targets[i], scores, row_weights[i], scaled_dloss
         )
         if not (_all_finite(scores) and _all_finite(scaled_dloss)):
             status = STATUS_NONFINITE_SCORE
             break
-        # Stage the round-t step of the row's features and of the intercept.
-        finite = True
-        for p in range(start, end):
-            x = data[p]
-            j = indices[p]
-            for k in range(n_outputs):
-                g = scaled_dloss[k] * x
-                new_sum_sq = sum_sq_grad[j, k] + g * g
-                new_w = adagrad_md_step(coef[j, k], g, new_sum_sq, eta, delta, l1, l2)
-                staged_sum_sq[p - start, k] = new_sum_sq
-                staged_coef[p - start, k] = new_w
-                finite &= math.isfinite(new_w) and math.isfinite(new_sum_sq)
-        if fit_intercept:
-            for k in range(n_outputs):
-                g = scaled_dloss[k]
-                new_sum_sq = intercept_sum_sq_grad[k] + g * g
-                staged_intercept[0, k] = new_sum_sq
-                staged_intercept[1, k] = adagrad_md_step(
-                    intercept[k], g, new_sum_sq, eta, delta, 0.0, 0.0
+        if not _row_is_safe(scaled_dloss, max_abs_x, max_abs_w + eta):
+            finite = _md_row_update(
+                data,
+                indices,
+                start,
+                end,
+                scaled_dloss,
+                coef,
+                sum_sq_grad,
+                eta,
+                delta,
+                l1,
+                l2,
+                True,
+            )
+            if fit_intercept:
+                finite &= _md_intercept_update(
+                    scaled_dloss, intercept, intercept_sum_sq_grad, eta, delta, True
                 )
-                finite &= math.isfinite(staged_intercept[1, k])
-                finite &= math.isfinite(new_sum_sq)
-        if not finite:
-            status = STATUS_NONFINITE_UPDATE
-            break
-        # Commit.
-        for p in range(start, end):
-            j = indices[p]
-            for k in range(n_outputs):
-                sum_sq_grad[j, k] = staged_sum_sq[p - start, k]
-                coef[j, k] = staged_coef[p - start, k]
-            if regularized:
-                last_round[j] = t
+            if not finite:
+                status = STATUS_NONFINITE_UPDATE
+                break
+        _md_row_update(
+            data,
+            indices,
+            start,
+            end,
+            scaled_dloss,
+            coef,
+            sum_sq_grad,
+            eta,
+            delta,
+            l1,
+            l2,
+            False,
+        )
         if fit_intercept:
-            for k in range(n_outputs):
-                intercept_sum_sq_grad[k] = staged_intercept[0, k]
-                intercept[k] = staged_intercept[1, k]
+            _md_intercept_update(
+                scaled_dloss, intercept, intercept_sum_sq_grad, eta, delta, False
+            )
+        if regularized:
+            for p in range(start, end):
+                last_round[indices[p]] = t
         loss_sum += row_weights[i] * row_loss
         rows_done += 1
     if regularized:
@@ -334,13 +400,18 @@ def adagrad_md_pass(
 
 @_jit
 def adagrad_da_weight(sum_grad, sum_sq, t, eta, delta, l1, l2):
-    """w = -sign(u) * eta * max(|u| - t*l1, 0) / (H + eta*t*l2), 0 where u == 0."""
+    """w = -sign(u) * eta * max(|u| - t*l1, 0) / (H + eta*t*l2), 0 where u == 0.
+
+    Also 0 where the denominator is 0 (delta = 0 and every g**2 underflowed).
+    """
     if sum_grad == 0.0:
         return 0.0
     magnitude = abs(sum_grad) - t * l1
     if magnitude <= 0.0:
         return 0.0
     denominator = _adaptive_scale(delta, sum_sq) + eta * t * l2
+    if denominator == 0.0:
+        return 0.0
     return -math.copysign(eta * magnitude / denominator, sum_grad)
 
 
@@ -353,6 +424,75 @@ def adagrad_da_weights_all(coef, sum_grad, sum_sq_grad, t, eta, delta, l1, l2):
             coef[j, k] = adagrad_da_weight(
                 sum_grad[j, k], sum_sq_grad[j, k], t, eta, delta, l1, l2
             )
+
+
+@_jit
+def _da_row_update(
+    data,
+    indices,
+    start,
+    end,
+    scaled_dloss,
+    coef,
+    sum_grad,
+    sum_sq_grad,
+    t,
+    eta,
+    delta,
+    l1,
+    l2,
+    dry_run,
+):
+    """Add round t's gradients to the row's features' u and G; keep ``coef`` current
+    when unregularised (regularised weights are written at the end of the pass).
+    With ``dry_run`` only compute. Return whether every new value is finite."""
+    regularized = l1 > 0.0 or l2 > 0.0
+    finite = True
+    for p in range(start, end):
+        j = indices[p]
+        x = data[p]
+        for k in range(scaled_dloss.shape[0]):
+            g = scaled_dloss[k] * x
+            new_sum = sum_grad[j, k] + g
+            new_sum_sq = sum_sq_grad[j, k] + g * g
+            if dry_run:
+                # |w| only shrinks as t grows, so checking it now covers every later t.
+                new_w = adagrad_da_weight(new_sum, new_sum_sq, t, eta, delta, l1, l2)
+                finite &= math.isfinite(new_w) and math.isfinite(new_sum_sq)
+            else:
+                sum_grad[j, k] = new_sum
+                sum_sq_grad[j, k] = new_sum_sq
+                if not regularized:
+                    coef[j, k] = adagrad_da_weight(
+                        new_sum, new_sum_sq, t, eta, delta, 0.0, 0.0
+                    )
+    return finite
+
+
+@_jit
+def _da_intercept_update(
+    scaled_dloss,
+    intercept,
+    intercept_sum_grad,
+    intercept_sum_sq,
+    t,
+    eta,
+    delta,
+    dry_run,
+):
+    finite = True
+    for k in range(scaled_dloss.shape[0]):
+        g = scaled_dloss[k]
+        new_sum = intercept_sum_grad[k] + g
+        new_sum_sq = intercept_sum_sq[k] + g * g
+        new_b = adagrad_da_weight(new_sum, new_sum_sq, t, eta, delta, 0.0, 0.0)
+        if dry_run:
+            finite &= math.isfinite(new_b) and math.isfinite(new_sum_sq)
+        else:
+            intercept_sum_grad[k] = new_sum
+            intercept_sum_sq[k] = new_sum_sq
+            intercept[k] = new_b
+    return finite
 
 
 @_jit
@@ -389,9 +529,6 @@ def adagrad_da_pass(
     regularized = l1 > 0.0 or l2 > 0.0
     scores = np.empty(n_outputs)
     scaled_dloss = np.empty(n_outputs)
-    staged_intercept = np.empty((3, n_outputs))
-    longest = _max_row_length(indptr, order)
-    staged = np.empty((3, longest, n_outputs))  # u, G, w of the row's features
     loss_sum = 0.0
     status = STATUS_OK
     rows_done = 0
@@ -400,11 +537,13 @@ def adagrad_da_pass(
         t = t0 + pos + 1
         start = indptr[i]
         end = indptr[i + 1]
+        max_abs_x = 1.0 if fit_intercept else 0.0
         for k in range(n_outputs):
             scores[k] = intercept[k]
         for p in range(start, end):
             j = indices[p]
             x = data[p]
+            max_abs_x = max(max_abs_x, abs(x))
             for k in range(n_outputs):
                 if regularized:
                     w = adagrad_da_weight(
@@ -419,46 +558,65 @@ def adagrad_da_pass(
         if not (_all_finite(scores) and _all_finite(scaled_dloss)):
             status = STATUS_NONFINITE_SCORE
             break
-        finite = True
-        for p in range(start, end):
-            x = data[p]
-            j = indices[p]
-            for k in range(n_outputs):
-                g = scaled_dloss[k] * x
-                new_sum = sum_grad[j, k] + g
-                new_sum_sq = sum_sq_grad[j, k] + g * g
-                # |w| only shrinks as t grows, so checking it now covers every later t.
-                new_w = adagrad_da_weight(new_sum, new_sum_sq, t, eta, delta, l1, l2)
-                staged[0, p - start, k] = new_sum
-                staged[1, p - start, k] = new_sum_sq
-                staged[2, p - start, k] = new_w
-                finite &= math.isfinite(new_w) and math.isfinite(new_sum_sq)
-        if fit_intercept:
-            for k in range(n_outputs):
-                g = scaled_dloss[k]
-                new_sum = intercept_sum_grad[k] + g
-                new_sum_sq = intercept_sum_sq_grad[k] + g * g
-                staged_intercept[0, k] = new_sum
-                staged_intercept[1, k] = new_sum_sq
-                staged_intercept[2, k] = adagrad_da_weight(
-                    new_sum, new_sum_sq, t, eta, delta, 0.0, 0.0
+        # |u| <= sqrt(t * G) (Cauchy-Schwarz), so |w| <= eta * sqrt(t).
+        if not _row_is_safe(scaled_dloss, max_abs_x, eta * math.sqrt(t)):
+            finite = _da_row_update(
+                data,
+                indices,
+                start,
+                end,
+                scaled_dloss,
+                coef,
+                sum_grad,
+                sum_sq_grad,
+                t,
+                eta,
+                delta,
+                l1,
+                l2,
+                True,
+            )
+            if fit_intercept:
+                finite &= _da_intercept_update(
+                    scaled_dloss,
+                    intercept,
+                    intercept_sum_grad,
+                    intercept_sum_sq_grad,
+                    t,
+                    eta,
+                    delta,
+                    True,
                 )
-                finite &= math.isfinite(staged_intercept[2, k])
-                finite &= math.isfinite(new_sum_sq)
-        if not finite:
-            status = STATUS_NONFINITE_UPDATE
-            break
-        for p in range(start, end):
-            j = indices[p]
-            for k in range(n_outputs):
-                sum_grad[j, k] = staged[0, p - start, k]
-                sum_sq_grad[j, k] = staged[1, p - start, k]
-                coef[j, k] = staged[2, p - start, k]
+            if not finite:
+                status = STATUS_NONFINITE_UPDATE
+                break
+        _da_row_update(
+            data,
+            indices,
+            start,
+            end,
+            scaled_dloss,
+            coef,
+            sum_grad,
+            sum_sq_grad,
+            t,
+            eta,
+            delta,
+            l1,
+            l2,
+            False,
+        )
         if fit_intercept:
-            for k in range(n_outputs):
-                intercept_sum_grad[k] = staged_intercept[0, k]
-                intercept_sum_sq_grad[k] = staged_intercept[1, k]
-                intercept[k] = staged_intercept[2, k]
+            _da_intercept_update(
+                scaled_dloss,
+                intercept,
+                intercept_sum_grad,
+                intercept_sum_sq_grad,
+                t,
+                eta,
+                delta,
+                False,
+            )
         loss_sum += row_weights[i] * row_loss
         rows_done += 1
     if regularized:

@@ -82,3 +82,24 @@ def test_unscaled_squared_error_with_huge_eta_raises_instead_of_nan():
     y = X @ rng.normal(size=5)
     with pytest.raises(ValueError, match="scale the features"):
         AdaGradRegressor(eta=1e100, random_state=0).fit(X, y)
+
+
+@pytest.mark.parametrize("update", ["mirror_descent", "dual_averaging"])
+def test_huge_but_finite_rows_are_checked_then_applied(update):
+    # Gradients near 1e150 are beyond the cheap per-row bound, so each such row is
+    # dry-run first; being finite, it must then be applied exactly as the reference.
+    X = np.array([[1e150, 0.0], [0.0, 3.0], [2e150, 1.0], [0.0, 0.0]])
+    y = np.array([1.0, 0.0, 1.0, 0.0])
+    params = dict(loss="log_loss", update=update, eta=0.1, delta=0.1, l1=0.0, l2=1e-3)
+    clf = AdaGradClassifier(**params, shuffle=False, max_iter=1, tol=None).fit(X, y)
+    expected, _ = reference_adagrad(
+        X,
+        np.where(y == 1, 1.0, -1.0),
+        np.ones(4),
+        n_outputs=1,
+        fit_intercept=True,
+        **params,
+    )
+    np.testing.assert_allclose(clf.coef_, expected["coef"], rtol=1e-12)
+    np.testing.assert_allclose(clf.sum_sq_grad_, expected["sum_sq_grad"], rtol=1e-12)
+    assert clf.sum_sq_grad_[0, 0] > 1e299
