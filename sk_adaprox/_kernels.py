@@ -185,8 +185,8 @@ def adagrad_md_skip(w, sum_sq, n_rounds, eta, delta, l1, l2):
     With g = 0 one step is |w| <- r*(|w| - a), with a = eta*l1/H and
     r = H/(H + eta*l2), clipped at 0. Unrolled over k steps:
     |w| <- r^k |w| - a*r*(1 - r^k)/(1 - r). Writing q = eta*l2/H, so r = 1/(1+q) and
-    1 - r = q/(1+q), r^k and 1 - r^k come from log1p/expm1 to keep full precision
-    when r is close to 1.
+    1 - r = q/(1+q), r^k and 1 - r^k come from log1p and exp or expm1 to keep full
+    precision when r is close to 1.
     """
     if w == 0.0 or n_rounds <= 0:
         return w
@@ -199,9 +199,15 @@ def adagrad_md_skip(w, sum_sq, n_rounds, eta, delta, l1, l2):
         magnitude -= n_rounds * shrink
     else:
         q = eta * l2 / h
-        log_r = -math.log1p(q)
-        r_power_k = math.exp(n_rounds * log_r)
-        geometric_sum = -math.expm1(n_rounds * log_r) * (1.0 + q) / q
+        log_r_power_k = -n_rounds * math.log1p(q)
+        # One of exp/expm1, whichever keeps both r^k and 1 - r^k exact to an ulp.
+        if log_r_power_k > -0.5:
+            one_minus_r_power_k = -math.expm1(log_r_power_k)
+            r_power_k = 1.0 - one_minus_r_power_k
+        else:
+            r_power_k = math.exp(log_r_power_k)
+            one_minus_r_power_k = 1.0 - r_power_k
+        geometric_sum = one_minus_r_power_k * (1.0 + q) / q
         magnitude = r_power_k * magnitude - shrink * geometric_sum / (1.0 + q)
     if magnitude <= 0.0:
         return 0.0
