@@ -48,25 +48,8 @@ class _AdaGrad:
                 f"update={self.update!r}, but the model was trained with the other "
                 "update rule, whose state cannot be continued. Call fit to start over."
             )
-        regularized = self.l1 > 0 or self.l2 > 0
-        lazy = regularized and not dual_averaging
-        unused = np.empty((0, 1))  # the other rule's state: never read
-        return _kernels.adagrad_pass(
-            X.data,
-            X.indices,
-            X.indptr,
-            targets,
-            row_weights,
-            order,
-            self._coef_state("coef_"),
-            self._vector_state("intercept_"),
-            self._coef_state("sum_grad_") if dual_averaging else unused,
-            self._coef_state("sum_sq_grad_"),
-            self._vector_state("intercept_sum_grad_")
-            if dual_averaging
-            else unused[:, 0],
-            self._vector_state("intercept_sum_sq_grad_"),
-            np.full(X.shape[1] if lazy else 0, self.t_, dtype=np.int64),
+        rows = (X.data, X.indices, X.indptr, targets, row_weights, order)
+        hyper = (
             self.t_,
             LOSS_CODES[self.loss],
             float(getattr(self, "epsilon", 0.0)),
@@ -75,7 +58,29 @@ class _AdaGrad:
             float(self.l1),
             float(self.l2),
             bool(self.fit_intercept),
-            dual_averaging,
+        )
+        if dual_averaging:
+            return _kernels.adagrad_da_pass(
+                *rows,
+                self._coef_state("coef_"),
+                self._vector_state("intercept_"),
+                self._coef_state("sum_grad_"),
+                self._coef_state("sum_sq_grad_"),
+                self._vector_state("intercept_sum_grad_"),
+                self._vector_state("intercept_sum_sq_grad_"),
+                *hyper,
+            )
+        regularized = self.l1 > 0 or self.l2 > 0
+        n_features = X.shape[1] if regularized else 0
+        last_round = np.full(n_features, self.t_, dtype=np.int64)
+        return _kernels.adagrad_md_pass(
+            *rows,
+            self._coef_state("coef_"),
+            self._vector_state("intercept_"),
+            self._coef_state("sum_sq_grad_"),
+            self._vector_state("intercept_sum_sq_grad_"),
+            last_round,
+            *hyper,
         )
 
 

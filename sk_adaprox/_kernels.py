@@ -288,6 +288,131 @@ def _md_intercept_update(
     return finite
 
 
+@_jit
+def adagrad_md_pass(
+    data,
+    indices,
+    indptr,
+    targets,
+    row_weights,
+    order,
+    coef,
+    intercept,
+    sum_sq_grad,
+    intercept_sum_sq_grad,
+    last_round,
+    t0,
+    loss,
+    epsilon,
+    eta,
+    delta,
+    l1,
+    l2,
+    fit_intercept,
+):
+    """One pass of AdaGrad composite mirror descent over the rows in ``order``.
+
+    ``last_round[j]`` (used only when l1 or l2 > 0) is the last round whose step has
+    been applied to feature j; it must equal ``t0`` for every feature on entry and
+    equals the last applied round for every feature on exit.
+    """
+    n_outputs = coef.shape[1]
+    regularized = l1 > 0.0 or l2 > 0.0
+    scores = np.empty(n_outputs)
+    scaled_dloss = np.empty(n_outputs)
+    loss_sum = 0.0
+    status = STATUS_OK
+    rows_done = 0
+    for pos in range(order.shape[0]):
+        i = order[pos]
+        t = t0 + pos + 1
+        start = indptr[i]
+        end = indptr[i + 1]
+        # Score with the weights after round t - 1 (lazy shrink of the row's features).
+        max_abs_x = 1.0 if fit_intercept else 0.0
+        max_abs_w = 0.0
+        for k in range(n_outputs):
+            scores[k] = intercept[k]
+            max_abs_w = max(max_abs_w, abs(intercept[k]))
+        for p in range(start, end):
+            j = indices[p]
+            x = data[p]
+            max_abs_x = max(max_abs_x, abs(x))
+            if regularized:
+                skipped = t - 1 - last_round[j]
+                if skipped > 0:
+                    for k in range(n_outputs):
+                        coef[j, k] = adagrad_md_skip(
+                            coef[j, k], sum_sq_grad[j, k], skipped, eta, delta, l1, l2
+                        )
+                    last_round[j] = t - 1
+            if n_outputs == 1:
+                w = coef[j, 0]
+                scores[0] += w * x
+                max_abs_w = max(max_abs_w, abs(w))
+            else:
+                for k in range(n_outputs):
+                    w = coef[j, k]
+                    scores[k] += w * x
+                    max_abs_w = max(max_abs_w, abs(w))
+        row_loss = _row_derivatives(
+            loss, epsilon, targets[i], scores, row_weights[i], scaled_dloss
+        )
+        if not (_all_finite(scores) and _all_finite(scaled_dloss)):
+            status = STATUS_NONFINITE_SCORE
+            break
+        if not _row_is_safe(scaled_dloss, max_abs_x, max_abs_w + eta):
+            finite = _md_row_update(
+                data,
+                indices,
+                start,
+                end,
+                scaled_dloss,
+                coef,
+                sum_sq_grad,
+                eta,
+                delta,
+                l1,
+                l2,
+                True,
+            )
+            if fit_intercept:
+                finite &= _md_intercept_update(
+                    scaled_dloss, intercept, intercept_sum_sq_grad, eta, delta, True
+                )
+            if not finite:
+                status = STATUS_NONFINITE_UPDATE
+                break
+        _md_row_update(
+            data,
+            indices,
+            start,
+            end,
+            scaled_dloss,
+            coef,
+            sum_sq_grad,
+            eta,
+            delta,
+            l1,
+            l2,
+            False,
+        )
+        if fit_intercept:
+            _md_intercept_update(
+                scaled_dloss, intercept, intercept_sum_sq_grad, eta, delta, False
+            )
+        if regularized:
+            for p in range(start, end):
+                last_round[indices[p]] = t
+        loss_sum += row_weights[i] * row_loss
+        rows_done += 1
+    if regularized:
+        adagrad_md_catch_up_all(
+            coef, sum_sq_grad, last_round, t0 + rows_done, eta, delta, l1, l2
+        )
+    return loss_sum, rows_done, status
+
+
 # ------------------------------------------------------------------------------
 # AdaGrad, regularized dual averaging (ALGORITHMS.md §1b)
 # ------------------------------------------------------------------------------
@@ -391,86 +516,7 @@ def _da_intercept_update(
 
 
 @_jit
-def _row_update(
-    data,
-    indices,
-    start,
-    end,
-    scaled_dloss,
-    coef,
-    sum_grad,
-    sum_sq_grad,
-    intercept,
-    intercept_sum_grad,
-    intercept_sum_sq_grad,
-    t,
-    eta,
-    delta,
-    l1,
-    l2,
-    fit_intercept,
-    dual_averaging,
-    dry_run,
-):
-    """Round t's update of the row's features and of the intercept (or, with
-    ``dry_run``, only its computation). Return whether every new value is finite."""
-    if dual_averaging:
-        finite = _da_row_update(
-            data,
-            indices,
-            start,
-            end,
-            scaled_dloss,
-            coef,
-            sum_grad,
-            sum_sq_grad,
-            t,
-            eta,
-            delta,
-            l1,
-            l2,
-            dry_run,
-        )
-        if fit_intercept:
-            finite &= _da_intercept_update(
-                scaled_dloss,
-                intercept,
-                intercept_sum_grad,
-                intercept_sum_sq_grad,
-                t,
-                eta,
-                delta,
-                dry_run,
-            )
-        return finite
-    finite = _md_row_update(
-        data,
-        indices,
-        start,
-        end,
-        scaled_dloss,
-        coef,
-        sum_sq_grad,
-        eta,
-        delta,
-        l1,
-        l2,
-        dry_run,
-    )
-    if fit_intercept:
-        finite &= _md_intercept_update(
-            scaled_dloss, intercept, intercept_sum_sq_grad, eta, delta, dry_run
-        )
-    return finite
-
-
-# ------------------------------------------------------------------------------
-# One pass over rows, either update rule
-# ------------------------------------------------------------------------------
-
-
-@_jit
-def adagrad_pass(
+def adagrad_da_pass(
     data,
     indices,
     indptr,
@@ -483,7 +529,6 @@ def adagrad_pass(
     sum_sq_grad,
     intercept_sum_grad,
     intercept_sum_sq_grad,
-    last_round,
     t0,
     loss,
     epsilon,
@@ -492,25 +537,16 @@ def adagrad_pass(
     l1,
     l2,
     fit_intercept,
-    dual_averaging,
 ):
-    """One AdaGrad pass over the rows in ``order``: §1a, or §1b if ``dual_averaging``.
+    """One pass of AdaGrad regularized dual averaging over the rows in ``order``.
 
-    Mirror descent stores its weights in ``coef``. With l1/l2, a feature's weights
-    are brought up to date lazily (``adagrad_md_skip``) when the feature is next seen:
-    ``last_round[j]`` is the last round whose step was applied to feature j; it must
-    equal ``t0`` for every feature on entry, and every feature is up to date on exit.
-    ``sum_grad`` and ``intercept_sum_grad`` are unused (may be empty).
-
-    Dual averaging derives its weights from (u, G, t). Without l1/l2 a weight changes
-    only when its feature is touched, so ``coef`` is kept current row by row; with
-    l1/l2 every weight moves with t, so weights are computed when read and ``coef`` is
-    written for all features at the end of the pass. ``last_round`` is unused.
+    The weights are a function of (u, G, t). Without l1/l2 a weight changes only when
+    its feature is touched, so ``coef`` is kept current row by row; with l1 or l2 every
+    weight moves with t, so weights are computed when read and ``coef`` is written for
+    all features once, at the end of the pass.
     """
     n_outputs = coef.shape[1]
     regularized = l1 > 0.0 or l2 > 0.0
-    lazy_shrink = regularized and not dual_averaging
-    weights_from_state = regularized and dual_averaging
     scores = np.empty(n_outputs)
     scaled_dloss = np.empty(n_outputs)
     loss_sum = 0.0
@@ -521,53 +557,30 @@ def adagrad_pass(
         t = t0 + pos + 1
         start = indptr[i]
         end = indptr[i + 1]
-        # Score with the weights after round t - 1.
         max_abs_x = 1.0 if fit_intercept else 0.0
-        max_abs_w = 0.0
         for k in range(n_outputs):
             scores[k] = intercept[k]
-            max_abs_w = max(max_abs_w, abs(intercept[k]))
         for p in range(start, end):
             j = indices[p]
             x = data[p]
             max_abs_x = max(max_abs_x, abs(x))
-            if lazy_shrink:
-                skipped = t - 1 - last_round[j]
-                if skipped > 0:
-                    for k in range(n_outputs):
-                        coef[j, k] = adagrad_md_skip(
-                            coef[j, k], sum_sq_grad[j, k], skipped, eta, delta, l1, l2
-                        )
-                    last_round[j] = t - 1
-            if weights_from_state:
-                for k in range(n_outputs):
+            for k in range(n_outputs):
+                if regularized:
                     w = adagrad_da_weight(
                         sum_grad[j, k], sum_sq_grad[j, k], t - 1, eta, delta, l1, l2
                     )
-                    scores[k] += w * x
-            elif n_outputs == 1:  # the same without the class loop: 10 % faster
-                w = coef[j, 0]
-                scores[0] += w * x
-                max_abs_w = max(max_abs_w, abs(w))
-            else:
-                for k in range(n_outputs):
+                else:
                     w = coef[j, k]
-                    scores[k] += w * x
-                    max_abs_w = max(max_abs_w, abs(w))
+                scores[k] += w * x
         row_loss = _row_derivatives(
             loss, epsilon, targets[i], scores, row_weights[i], scaled_dloss
         )
         if not (_all_finite(scores) and _all_finite(scaled_dloss)):
             status = STATUS_NONFINITE_SCORE
             break
-        # A mirror-descent weight moves by at most eta per round; a dual-averaging
-        # weight is at most eta * sqrt(t), since |u| <= sqrt(t * G) (Cauchy-Schwarz).
-        if dual_averaging:
-            weight_bound = eta * math.sqrt(t)
-        else:
-            weight_bound = max_abs_w + eta
-        if not _row_is_safe(scaled_dloss, max_abs_x, weight_bound):
-            finite = _row_update(
+        # |u| <= sqrt(t * G) (Cauchy-Schwarz), so |w| <= eta * sqrt(t).
+        if not _row_is_safe(scaled_dloss, max_abs_x, eta * math.sqrt(t)):
+            finite = _da_row_update(
                 data,
                 indices,
                 start,
@@ -576,22 +589,28 @@ def adagrad_pass(
                 coef,
                 sum_grad,
                 sum_sq_grad,
-                intercept,
-                intercept_sum_grad,
-                intercept_sum_sq_grad,
                 t,
                 eta,
                 delta,
                 l1,
                 l2,
-                fit_intercept,
-                dual_averaging,
                 True,
             )
+            if fit_intercept:
+                finite &= _da_intercept_update(
+                    scaled_dloss,
+                    intercept,
+                    intercept_sum_grad,
+                    intercept_sum_sq_grad,
+                    t,
+                    eta,
+                    delta,
+                    True,
+                )
             if not finite:
                 status = STATUS_NONFINITE_UPDATE
                 break
-        _row_update(
+        _da_row_update(
             data,
             indices,
             start,
@@ -600,28 +619,27 @@ def adagrad_pass(
             coef,
             sum_grad,
             sum_sq_grad,
-            intercept,
-            intercept_sum_grad,
-            intercept_sum_sq_grad,
             t,
             eta,
             delta,
             l1,
             l2,
-            fit_intercept,
-            dual_averaging,
             False,
         )
-        if lazy_shrink:
-            for p in range(start, end):
-                last_round[indices[p]] = t
+        if fit_intercept:
+            _da_intercept_update(
+                scaled_dloss,
+                intercept,
+                intercept_sum_grad,
+                intercept_sum_sq_grad,
+                t,
+                eta,
+                delta,
+                False,
+            )
         loss_sum += row_weights[i] * row_loss
         rows_done += 1
-    if lazy_shrink:
-        adagrad_md_catch_up_all(
-            coef, sum_sq_grad, last_round, t0 + rows_done, eta, delta, l1, l2
-        )
-    elif weights_from_state:
+    if regularized:
         adagrad_da_weights_all(
             coef, sum_grad, sum_sq_grad, t0 + rows_done, eta, delta, l1, l2
         )

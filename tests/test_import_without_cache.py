@@ -48,7 +48,7 @@ def test_cache_can_be_switched_off():
     result = _run(
         """
         from sk_adaprox import _kernels
-        print(_kernels._CACHE, _kernels.adagrad_pass._cache.__class__.__name__)
+        print(_kernels._CACHE, _kernels.adagrad_md_pass._cache.__class__.__name__)
         """,
         {"SK_ADAPROX_NUMBA_CACHE": "0"},
     )

@@ -98,11 +98,11 @@ def _assert_same_model(actual, expected, rtol=1e-12):
 
 
 class _KernelSpy:
-    """Wraps the AdaGrad kernel; records the (data, indices, indptr) it gets."""
+    """Wraps both AdaGrad kernels; records the (data, indices, indptr) they get."""
 
     def __init__(self, monkeypatch):
         self.calls = []
-        for name in ("adagrad_pass",):
+        for name in ("adagrad_md_pass", "adagrad_da_pass"):
             original = getattr(sk_adaprox._kernels, name)
             monkeypatch.setattr(sk_adaprox._kernels, name, self._wrap(original))
 
