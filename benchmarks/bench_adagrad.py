@@ -26,6 +26,10 @@ problem; scikit-learn already imported) takes <= 0.3 s with a warm Numba cache a
 table are context, not targets.
 """
 
+# The thread limits below must be in the environment before numpy and numba load,
+# so the other imports follow them.
+# ruff: noqa: E402
+
 import os
 
 # One core: must be set before numpy / numba are imported (and passed to subprocesses).
@@ -37,28 +41,28 @@ THREAD_VARIABLES = {
 }
 os.environ.update(THREAD_VARIABLES)
 
-import argparse  # noqa: E402
-import gc  # noqa: E402
-import json  # noqa: E402
-import math  # noqa: E402
-import platform  # noqa: E402
-import subprocess  # noqa: E402
-import sys  # noqa: E402
-import tempfile  # noqa: E402
-import time  # noqa: E402
-import warnings  # noqa: E402
-from pathlib import Path  # noqa: E402
+import argparse
+import gc
+import json
+import math
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
 
-import numba  # noqa: E402
-import numpy as np  # noqa: E402
-import scipy  # noqa: E402
-import sklearn  # noqa: E402
-from sklearn.exceptions import ConvergenceWarning  # noqa: E402
-from sklearn.linear_model import SGDClassifier  # noqa: E402
-from sklearn.metrics import accuracy_score, roc_auc_score  # noqa: E402
+import numba
+import numpy as np
+import scipy
+import sklearn
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import SGDClassifier
+from sklearn.metrics import accuracy_score, roc_auc_score
 
-from sk_adaprox import AdaGradClassifier  # noqa: E402
-from sk_adaprox.datasets import make_rare_features  # noqa: E402
+from sk_adaprox import AdaGradClassifier
+from sk_adaprox.datasets import make_rare_features
 
 # The minimal loop uses the estimator's default step size and damping.
 ETA = AdaGradClassifier().get_params()["eta"]
