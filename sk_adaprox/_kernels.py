@@ -318,8 +318,9 @@ def adagrad_md_pass(
     """One pass of AdaGrad composite mirror descent over the rows in ``order``.
 
     ``last_round[j]`` (used only when l1 or l2 > 0) is the last round whose step has
-    been applied to feature j; it must equal ``t0`` for every feature on entry and
-    equals the last applied round for every feature on exit.
+    been applied to feature j (or is being applied, within a row); it must equal
+    ``t0`` for every feature on entry and equals the last applied round for every
+    feature on exit.
     """
     n_outputs = coef.shape[1]
     regularized = l1 > 0.0 or l2 > 0.0
@@ -350,7 +351,9 @@ def adagrad_md_pass(
                         coef[j, k] = adagrad_md_skip(
                             coef[j, k], sum_sq_grad[j, k], skipped, eta, delta, l1, l2
                         )
-                    last_round[j] = t - 1
+                # Round t's step follows; if the row is rejected instead, the final
+                # catch-up sees skipped = -1 for it and leaves it at round t - 1.
+                last_round[j] = t
             if n_outputs == 1:
                 w = coef[j, 0]
                 scores[0] += w * x
@@ -406,9 +409,6 @@ def adagrad_md_pass(
             _md_intercept_update(
                 scaled_dloss, intercept, intercept_sum_sq_grad, eta, delta, False
             )
-        if regularized:
-            for p in range(start, end):
-                last_round[indices[p]] = t
         loss_sum += row_weights[i] * row_loss
         rows_done += 1
     if regularized:
