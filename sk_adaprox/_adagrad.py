@@ -28,6 +28,7 @@ class _AdaGrad:
         "eta": [Interval(Real, 0, None, closed="neither")],
         "delta": [Interval(Real, 0, None, closed="left")],
     }
+    _step_size_name = "eta"
 
     def _new_state(self, n_features, n_outputs):
         self.coef_ = self._zero_coef(n_features, n_outputs)

@@ -37,7 +37,7 @@ class OnlineLinearModel(BaseEstimator):
     Subclasses provide ``_new_state(n_features, n_outputs)``, which sets ``coef_``,
     ``intercept_`` and the algorithm's accumulators, and ``_run_pass(X, targets,
     row_weights, order)``, which calls the algorithm's kernel and returns its
-    ``(loss_sum, rows_done, status)``. ``_step_size_name`` names the parameter a user
+    ``(loss_sum, rows_done, status)``, and ``_step_size_name``, the parameter a user
     should lower when training diverges.
     """
 
@@ -53,8 +53,6 @@ class OnlineLinearModel(BaseEstimator):
         "warm_start": ["boolean"],
         "verbose": ["verbose"],
     }
-
-    _step_size_name = "eta"
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -9,12 +9,13 @@
 """
 
 import atexit
-import lzma
 import os
 import shutil
 import sys
 import tempfile
 from pathlib import Path
+
+import pytest
 
 _NUMBA_CACHE_DIR = tempfile.mkdtemp(prefix="sk_adaprox_numba_cache_")
 os.environ["NUMBA_CACHE_DIR"] = _NUMBA_CACHE_DIR
@@ -22,8 +23,6 @@ os.environ["SCIPY_ARRAY_API"] = "1"
 atexit.register(shutil.rmtree, _NUMBA_CACHE_DIR, ignore_errors=True)
 if "numba" in sys.modules:  # a plugin imported numba first: make it re-read the env
     sys.modules["numba"].core.config.reload_config()
-
-import pytest  # noqa: E402
 
 DATA_DIR = Path(
     os.environ.get(
@@ -42,11 +41,3 @@ def shared_data():
             "folder holding shared/data to run this test"
         )
     return DATA_DIR
-
-
-def load_svmlight_xz(path, **kwargs):
-    """``sklearn.datasets.load_svmlight_file`` on an xz-compressed file."""
-    from sklearn.datasets import load_svmlight_file
-
-    with lzma.open(path, "rb") as handle:
-        return load_svmlight_file(handle, **kwargs)

@@ -147,14 +147,11 @@ def test_class_weight_multiplies_row_weight():
     y = np.arange(X.shape[0]) % 3
     class_weight = {0: 0.5, 1: 2.0, 2: 1.0}
     sample_weight = np.linspace(0.5, 1.5, X.shape[0])
+    params = dict(
+        loss="log_loss", update="mirror_descent", eta=0.3, delta=1e-6, l1=0.01, l2=0.0
+    )
     clf = AdaGradClassifier(
-        eta=0.3,
-        delta=1e-6,
-        l1=0.01,
-        class_weight=class_weight,
-        max_iter=1,
-        tol=None,
-        shuffle=False,
+        **params, class_weight=class_weight, max_iter=1, tol=None, shuffle=False
     ).fit(X, y, sample_weight=sample_weight)
     row_weights = sample_weight * np.array([0.5, 2.0, 1.0])[y]
     expected, _ = reference_adagrad(
@@ -162,13 +159,8 @@ def test_class_weight_multiplies_row_weight():
         y.astype(float),
         row_weights,
         n_outputs=3,
-        loss="log_loss",
-        update="mirror_descent",
-        eta=0.3,
-        delta=1e-6,
-        l1=0.01,
-        l2=0.0,
         fit_intercept=True,
+        **params,
     )
     _assert_same_state(clf, expected, 3)
 
@@ -222,22 +214,15 @@ def test_pass_loss_is_the_weighted_pre_update_loss():
     rng = np.random.default_rng(4)
     targets = np.where(rng.random(X.shape[0]) < 0.5, 1.0, -1.0)
     row_weights = rng.uniform(0.5, 1.5, X.shape[0])
-    clf = AdaGradClassifier(eta=0.5, delta=1e-6, l2=0.01)
+    params = dict(
+        loss="log_loss", update="mirror_descent", eta=0.5, delta=1e-6, l1=0.0, l2=0.01
+    )
+    clf = AdaGradClassifier(**params)
     clf._new_state(X.shape[1], 1)
     clf.t_ = 0
     loss_sum, _, _ = clf._run_pass(X, targets, row_weights, np.arange(X.shape[0]))
     _, expected = reference_adagrad(
-        X.toarray(),
-        targets,
-        row_weights,
-        n_outputs=1,
-        loss="log_loss",
-        update="mirror_descent",
-        eta=0.5,
-        delta=1e-6,
-        l1=0.0,
-        l2=0.01,
-        fit_intercept=True,
+        X.toarray(), targets, row_weights, n_outputs=1, fit_intercept=True, **params
     )
     assert loss_sum == pytest.approx(expected, rel=1e-12)
 

@@ -14,18 +14,12 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.sparse as sp
+from reference_adagrad import STATE_KEYS
 
 import sk_adaprox
 from sk_adaprox import AdaGradClassifier, AdaGradRegressor
 
-STATE = (
-    "coef_",
-    "intercept_",
-    "sum_sq_grad_",
-    "intercept_sum_sq_grad_",
-    "sum_grad_",
-    "intercept_sum_grad_",
-)
+STATE = tuple(f"{key}_" for key in STATE_KEYS)  # the fitted state attributes
 UPDATES = ["mirror_descent", "dual_averaging"]
 PARAMS = dict(eta=0.3, delta=0.01, l1=0.005, l2=0.01, tol=None)
 

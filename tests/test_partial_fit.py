@@ -10,12 +10,14 @@
 
 import copy
 import pickle
+from functools import partial
 
 import joblib
 import numpy as np
 import pandas as pd
 import pytest
 import scipy.sparse as sp
+from reference_adagrad import STATE_KEYS
 from sklearn.datasets import make_classification
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_is_fitted
@@ -26,14 +28,7 @@ UPDATES = ["mirror_descent", "dual_averaging"]
 REGULARIZATION = {"none": (0.0, 0.0), "l1+l2": (0.01, 0.03)}
 # Uneven chunks, a single row among them; boundaries of the 80-row problems.
 CHUNK_BOUNDS = [0, 7, 8, 30, 55, 80]
-STATE = (
-    "coef_",
-    "intercept_",
-    "sum_sq_grad_",
-    "intercept_sum_sq_grad_",
-    "sum_grad_",
-    "intercept_sum_grad_",
-)
+STATE = tuple(f"{key}_" for key in STATE_KEYS)  # the fitted state attributes
 
 
 # -- helpers ---------------------------------------------------------------------
@@ -498,11 +493,11 @@ def _roundtrip_joblib(est, tmp_path):
 def test_pickling_mid_stream_changes_nothing(kind, update, roundtrip, tmp_path):
     if kind == "regressor":
         X, y = _regression()
-        make = lambda: AdaGradRegressor(update=update, l1=0.01, l2=0.02)  # noqa: E731
+        make = partial(AdaGradRegressor, update=update, l1=0.01, l2=0.02)
         extra = {}
     else:
         X, y = _classification(2 if kind == "binary" else 3)
-        make = lambda: AdaGradClassifier(update=update, l1=0.01, l2=0.02)  # noqa: E731
+        make = partial(AdaGradClassifier, update=update, l1=0.01, l2=0.02)
         extra = {"classes": np.unique(y)}
     plain, restored = make(), make()
     chunks = _chunks()
