@@ -71,16 +71,17 @@ class _AdaGrad:
                 self._vector_state("intercept_sum_sq_grad_"),
                 *hyper,
             )
-        regularized = self.l1 > 0 or self.l2 > 0
-        n_features = X.shape[1] if regularized else 0
-        last_round = np.full(n_features, self.t_, dtype=np.int64)
+        coef = self._coef_state("coef_")
+        # Scratch of the lazy l1/l2 catch-up, filled by the kernel.
+        n_lazy = coef.shape[0] if self.l1 > 0 or self.l2 > 0 else 0
         return _kernels.adagrad_md_pass(
             *rows,
-            self._coef_state("coef_"),
+            coef,
             self._vector_state("intercept_"),
             self._coef_state("sum_sq_grad_"),
             self._vector_state("intercept_sum_sq_grad_"),
-            last_round,
+            np.empty(n_lazy, dtype=np.int64),
+            np.empty((n_lazy, coef.shape[1])),
             *hyper,
         )
 

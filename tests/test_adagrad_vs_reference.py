@@ -230,9 +230,9 @@ def test_pass_loss_is_the_weighted_pre_update_loss():
 # -- the lazy closed form on its own ---------------------------------------------
 
 
-def _iterated_shrink(w, sum_sq, n_rounds, eta, delta, l1, l2):
+def _iterated_shrink(w, step, n_rounds, l1, l2):
     for _ in range(n_rounds):
-        w = _kernels.adagrad_md_step(w, 0.0, sum_sq, eta, delta, l1, l2)
+        w = _kernels.adagrad_md_step(w, 0.0, step, l1, l2)
     return w
 
 
@@ -243,18 +243,48 @@ def _iterated_shrink(w, sum_sq, n_rounds, eta, delta, l1, l2):
 )
 @pytest.mark.parametrize("w", [0.8, -1.3, 1e-7])
 def test_lazy_skip_equals_iterated_steps(w, l1, l2, n_rounds):
-    sum_sq, eta, delta = 2.5, 0.4, 1e-3
-    lazy = _kernels.adagrad_md_skip(w, sum_sq, n_rounds, eta, delta, l1, l2)
-    iterated = _iterated_shrink(w, sum_sq, n_rounds, eta, delta, l1, l2)
+    step = _kernels.adagrad_step_size(2.5, 0.4, 1e-3)  # G, eta, delta
+    idle_decay = _kernels.adagrad_md_idle_decay(step, l1, l2)
+    lazy = _kernels.adagrad_md_skip(w, idle_decay, n_rounds, l1, l2)
+    iterated = _iterated_shrink(w, step, n_rounds, l1, l2)
     assert lazy == pytest.approx(iterated, rel=1e-12, abs=1e-300)
     if lazy != 0.0:
         assert math.copysign(1.0, lazy) == math.copysign(1.0, w)
 
 
 def test_lazy_skip_reaches_zero_and_stays():
-    # a = eta*l1/H = 0.1 per round, |w| = 0.35: zero after 4 rounds, and then for good.
+    # a = step*l1 = 0.1 per round, |w| = 0.35: zero after 4 rounds, and then for good.
     for n_rounds in (4, 5, 100):
-        assert _kernels.adagrad_md_skip(0.35, 1.0, n_rounds, 0.1, 0.0, 1.0, 0.0) == 0.0
-    assert _kernels.adagrad_md_skip(0.35, 1.0, 3, 0.1, 0.0, 1.0, 0.0) == pytest.approx(
-        0.05
+        assert _kernels.adagrad_md_skip(0.35, 0.1, n_rounds, 1.0, 0.0) == 0.0
+    assert _kernels.adagrad_md_skip(0.35, 0.1, 3, 1.0, 0.0) == pytest.approx(0.05)
+
+
+def _log_uniform(low, high, size, seed):
+    rng = np.random.default_rng(seed)
+    return np.exp(rng.uniform(np.log(low), np.log(high), size))
+
+
+@pytest.mark.parametrize(
+    "helper, reference, limit",
+    [
+        (_kernels._log1p, math.log1p, _kernels._LOG1P_SERIES_LIMIT),
+        (
+            _kernels._expm1_of_negative,
+            lambda x: math.expm1(-x),
+            _kernels._EXPM1_SERIES_LIMIT,
+        ),
+    ],
+    ids=["log1p", "expm1_of_negative"],
+)
+def test_series_helpers_match_libm_within_two_ulps(helper, reference, limit):
+    # The series side of the limit, the limit itself, and the libm side.
+    arguments = np.concatenate(
+        [
+            _log_uniform(1e-300, limit, 20_000, seed=0),
+            _log_uniform(limit / 2, limit, 5_000, seed=1),
+            [0.0, np.nextafter(limit, 0.0), limit, 2 * limit, 3.0],
+        ]
     )
+    for x in arguments:
+        expected = reference(x)
+        assert abs(helper(x) - expected) <= 2 * 2.3e-16 * abs(expected), x
