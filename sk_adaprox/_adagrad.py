@@ -12,15 +12,16 @@ from ._base import OnlineLinearModel
 from ._classification import OnlineClassifierMixin
 from ._losses import LOSS_CODES
 from ._regression import OnlineRegressorMixin
+from ._state import StateSlot
 
 
 class _AdaGrad:
-    """The AdaGrad algorithm: its parameters, state and kernel calls.
+    """The AdaGrad algorithm: its parameters, state slots and kernel calls.
 
-    State, all float64 and shaped like ``coef_`` (or ``intercept_``):
-    ``sum_sq_grad_`` (G, the running sum of squared gradients), and for dual averaging
-    ``sum_grad_`` (u, the running sum of gradients); the intercept has its own
-    ``intercept_sum_sq_grad_`` and ``intercept_sum_grad_``.
+    State slots (views shaped like ``coef_``, or ``intercept_`` for the
+    ``intercept_*`` ones): ``sum_sq_grad_`` (G, the running sum of squared
+    gradients), and for dual averaging ``sum_grad_`` (u, the running sum of
+    gradients).
     """
 
     _parameter_constraints: dict = {
@@ -30,21 +31,18 @@ class _AdaGrad:
     }
     _step_size_name = "eta"
 
-    def _new_state(self, n_features, n_outputs):
-        self.coef_ = self._zero_coef(n_features, n_outputs)
-        self.intercept_ = np.zeros(n_outputs)
-        self.sum_sq_grad_ = self._zero_coef(n_features, n_outputs)
-        self.intercept_sum_sq_grad_ = np.zeros(n_outputs)
-        if self.update == "dual_averaging":
-            self.sum_grad_ = self._zero_coef(n_features, n_outputs)
-            self.intercept_sum_grad_ = np.zeros(n_outputs)
-        else:
-            for name in ("sum_grad_", "intercept_sum_grad_"):
-                self.__dict__.pop(name, None)
+    sum_sq_grad_ = StateSlot(_kernels.SUM_SQ_GRAD)
+    intercept_sum_sq_grad_ = StateSlot(_kernels.SUM_SQ_GRAD, intercept=True)
+    sum_grad_ = StateSlot(_kernels.SUM_GRAD)
+    intercept_sum_grad_ = StateSlot(_kernels.SUM_GRAD, intercept=True)
+
+    def _n_state_slots(self):
+        # WEIGHT and SUM_SQ_GRAD, and SUM_GRAD for dual averaging.
+        return 3 if self.update == "dual_averaging" else 2
 
     def _run_pass(self, X, targets, row_weights, order):
-        dual_averaging = self.update == "dual_averaging"
-        if dual_averaging != hasattr(self, "sum_grad_"):
+        state = self._kernel_state()
+        if state.shape[1] != self._n_state_slots():
             raise ValueError(
                 f"update={self.update!r}, but the model was trained with the other "
                 "update rule, whose state cannot be continued. Call fit to start over."
@@ -60,28 +58,15 @@ class _AdaGrad:
             float(self.l2),
             bool(self.fit_intercept),
         )
-        if dual_averaging:
-            return _kernels.adagrad_da_pass(
-                *rows,
-                self._coef_state("coef_"),
-                self._vector_state("intercept_"),
-                self._coef_state("sum_grad_"),
-                self._coef_state("sum_sq_grad_"),
-                self._vector_state("intercept_sum_grad_"),
-                self._vector_state("intercept_sum_sq_grad_"),
-                *hyper,
-            )
-        coef = self._coef_state("coef_")
+        if self.update == "dual_averaging":
+            return _kernels.adagrad_da_pass(*rows, state, *hyper)
         # Scratch of the lazy l1/l2 catch-up, filled by the kernel.
-        n_lazy = coef.shape[0] if self.l1 > 0 or self.l2 > 0 else 0
+        n_lazy = state.shape[0] - 1 if self.l1 > 0 or self.l2 > 0 else 0
         return _kernels.adagrad_md_pass(
             *rows,
-            coef,
-            self._vector_state("intercept_"),
-            self._coef_state("sum_sq_grad_"),
-            self._vector_state("intercept_sum_sq_grad_"),
+            state,
             np.empty(n_lazy, dtype=np.int64),
-            np.empty((n_lazy, coef.shape[1])),
+            np.empty((n_lazy, state.shape[2])),
             *hyper,
         )
 
@@ -168,7 +153,9 @@ class AdaGradClassifier(
     Attributes
     ----------
     coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
-        Weights. Stored feature-major in memory (Fortran order).
+        Weights. Like every state attribute below, a view into the model's one
+        state array (each feature's weights and accumulators side by side):
+        writing into it changes the model; copy it to keep a snapshot.
     intercept_ : ndarray of shape (1,) or (n_classes,)
         Intercepts.
     classes_ : ndarray of shape (n_classes,)
@@ -262,7 +249,9 @@ default="squared_error"
     Attributes
     ----------
     coef_ : ndarray of shape (n_features,)
-        Weights.
+        Weights. Like every state attribute below, a view into the model's one
+        state array (each feature's weights and accumulators side by side):
+        writing into it changes the model; copy it to keep a snapshot.
     intercept_ : ndarray of shape (1,)
         Intercept.
     sum_sq_grad_ : ndarray of shape (n_features,)

@@ -2,14 +2,15 @@
 
 An estimator is assembled from three pieces:
 
-- an *algorithm* mixin (``_adagrad._AdaGrad``, later FTRL and ONS) that allocates its
-  per-coordinate state and runs one compiled pass over rows (``_new_state``,
-  ``_run_pass``);
+- an *algorithm* mixin (``_adagrad._AdaGrad``, later FTRL and ONS) that names the
+  slots of its per-coordinate state and runs one compiled pass over rows
+  (``_n_state_slots``, ``_run_pass``);
 - a *task* mixin (``_classification.OnlineClassifierMixin`` or
   ``_regression.OnlineRegressorMixin``) that turns labels into kernel targets and
   provides ``fit``, ``partial_fit`` and the prediction methods;
-- :class:`OnlineLinearModel` below: input validation, state bookkeeping, the pass loop
-  (shuffling, round counting, early stopping, verbose output) and divergence errors.
+- :class:`OnlineLinearModel` below: input validation, the state array (``_state``),
+  the pass loop (shuffling, round counting, early stopping, verbose output),
+  divergence errors and the linear scores that predictions start from.
 """
 
 import contextlib
@@ -27,19 +28,25 @@ from sklearn.utils.validation import _check_sample_weight, validate_data
 from ._kernels import (
     STATUS_NONFINITE_SCORE,
     STATUS_OK,
+    WEIGHT,
     csr_has_duplicate_indices,
+    linear_scores,
 )
+from ._state import StateSlot, new_state
 
 
 class OnlineLinearModel(BaseEstimator):
     """Base class of the online linear models: validation, bookkeeping, pass loop.
 
-    Subclasses provide ``_new_state(n_features, n_outputs)``, which sets ``coef_``,
-    ``intercept_`` and the algorithm's accumulators, and ``_run_pass(X, targets,
-    row_weights, order)``, which calls the algorithm's kernel and returns its
-    ``(loss_sum, rows_done, status)``, and ``_step_size_name``, the parameter a user
-    should lower when training diverges.
+    Subclasses provide ``_n_state_slots()``, the number of slots of the state array
+    (see :mod:`sk_adaprox._state`) under the current parameters; ``_run_pass(X,
+    targets, row_weights, order)``, which calls the algorithm's kernel on the state and
+    returns its ``(loss_sum, rows_done, status)``; ``_step_size_name``, the parameter
+    a user should lower when training diverges; and ``_coef_shape``.
     """
+
+    coef_ = StateSlot(WEIGHT)
+    intercept_ = StateSlot(WEIGHT, intercept=True)
 
     _parameter_constraints: dict = {
         "l1": [Interval(Real, 0, None, closed="left")],
@@ -101,22 +108,39 @@ class OnlineLinearModel(BaseEstimator):
 
     def _start_training(self, n_features, n_outputs):
         """Allocate fresh state and restart the round count."""
-        self._new_state(n_features, n_outputs)
+        self._state = new_state(n_features, self._n_state_slots(), n_outputs)
         self.t_ = 0
 
-    def _zero_coef(self, n_features, n_outputs):
-        """Zeros shaped like ``coef_``, feature-major in memory (see _kernels)."""
-        return np.zeros(self._coef_shape(n_features, n_outputs), order="F")
+    def _kernel_state(self):
+        """The state array, made writable C-contiguous float64 first if it is not
+        (e.g. a read-only memory map from ``joblib.load(..., mmap_mode="r")``)."""
+        state = self._state
+        if not (
+            state.dtype == np.float64
+            and state.flags.c_contiguous
+            and state.flags.writeable
+        ):
+            state = np.array(state, dtype=np.float64, order="C")
+            self._state = state
+        return state
 
-    def _coef_state(self, name):
-        """The ``(n_features, n_outputs)`` C-contiguous kernel view of a coef-shaped
-        state attribute, repairing its layout first if a user replaced it."""
-        array = _writable_float64(self, name, order="F")
-        return array.T if array.ndim == 2 else array.reshape(-1, 1)
+    # -- prediction -----------------------------------------------------------------
 
-    def _vector_state(self, name):
-        """A per-output state attribute (e.g. ``intercept_``) as the kernel needs it."""
-        return _writable_float64(self, name, order="C")
+    def _linear_scores(self, X):
+        """``X @ coef + intercept`` as an ``(n_samples, n_outputs)`` array.
+
+        Sparse input is scored by a kernel that reads the weights where they are;
+        scipy would first copy the strided ``coef_`` view, O(n_features) per call.
+        """
+        X = validate_data(
+            self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=False
+        )
+        state = self._state
+        if sp.issparse(X):
+            scores = np.empty((X.shape[0], state.shape[2]))
+            linear_scores(X.data, X.indices, X.indptr, state, scores)
+            return scores
+        return X @ state[:-1, WEIGHT, :] + state[-1, WEIGHT, :]
 
     # -- the pass loop --------------------------------------------------------------
 
@@ -179,19 +203,6 @@ class OnlineLinearModel(BaseEstimator):
             f"before that row. Use a smaller {step} (now {getattr(self, step)!r}) or "
             "scale the features (StandardScaler, or MaxAbsScaler for sparse data)."
         )
-
-
-def _writable_float64(estimator, name, order):
-    array = getattr(estimator, name)
-    if not (
-        isinstance(array, np.ndarray)
-        and array.dtype == np.float64
-        and array.flags.writeable
-        and (array.flags.f_contiguous if order == "F" else array.flags.c_contiguous)
-    ):
-        array = np.array(array, dtype=np.float64, order=order)
-        setattr(estimator, name, array)
-    return array
 
 
 def _as_kernel_csr(X):

@@ -29,7 +29,7 @@ def _check_proba(estimator):
 class OnlineClassifierMixin:
     """``fit``, ``partial_fit`` and probability estimates for online classifiers.
 
-    Combine with ``LinearClassifierMixin`` (decision_function, predict, score), an
+    Combine with ``LinearClassifierMixin`` (predict, score), an
     algorithm mixin and :class:`~sk_adaprox._base.OnlineLinearModel`.
     """
 
@@ -178,6 +178,24 @@ class OnlineClassifierMixin:
         else:
             targets = codes.astype(np.float64)
         return targets, row_weights
+
+    def decision_function(self, X):
+        """Confidence scores: ``X @ coef_.T + intercept_``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Input data.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) or (n_samples, n_classes)
+            The score of the positive class ``classes_[1]`` for binary problems,
+            otherwise one score per class.
+        """
+        check_is_fitted(self)
+        scores = self._linear_scores(X)
+        return scores[:, 0] if scores.shape[1] == 1 else scores
 
     @available_if(_check_proba)
     def predict_proba(self, X):

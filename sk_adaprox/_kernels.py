@@ -8,9 +8,13 @@ Conventions shared by every kernel:
 
 - A CSR matrix crosses in as ``(data, indices, indptr)``, with float32 or float64
   data and int32 or int64 indices, used as the caller gave them (never written to).
-- Per-coordinate state of a model with K outputs is a C-contiguous ``(n_features, K)``
-  array: the transpose view of the estimator's Fortran-ordered ``(K, n_features)``
-  attribute, so the K values of one feature share cache lines.
+- A model's whole state is one C-contiguous float64 array ``state`` of shape
+  ``(n_features + 1, n_slots, K)``: ``state[j, s, k]`` is slot s (``WEIGHT``,
+  ``SUM_SQ_GRAD``, ``SUM_GRAD``) of output k for feature j, and the last row
+  (``j == n_features``) is the intercept, a feature that is always 1 and never
+  regularised. A feature's weights and accumulators thus share cache lines: a row
+  touches one block per non-zero instead of one per array (measured 10-30 % faster
+  than separate arrays). The estimator's ``coef_`` etc. are views of its slots.
 - ``targets[i]`` is the target of row i when K == 1 (±1 for classification, real for
   regression) and the class index of row i when K > 1 (one-vs-rest: output k sees +1
   for its class and -1 otherwise).
@@ -55,6 +59,11 @@ MODIFIED_HUBER = 3
 SQUARED_ERROR = 4
 EPSILON_INSENSITIVE = 5
 HUBER = 6
+
+# Slots of the state array (the middle axis).
+WEIGHT = 0
+SUM_SQ_GRAD = 1
+SUM_GRAD = 2  # dual averaging only
 
 STATUS_OK = 0
 STATUS_NONFINITE_SCORE = 1
@@ -266,32 +275,33 @@ def adagrad_md_skip(w, idle_decay, n_rounds, l1, l2):
 
 
 @_jit
-def adagrad_md_start_lazy(sum_sq_grad, last_round, idle_decay, t, eta, delta, l1, l2):
+def adagrad_md_start_lazy(state, last_round, idle_decay, t, eta, delta, l1, l2):
     """Every feature is current at round ``t``; record each coordinate's idle decay."""
-    n_features, n_outputs = sum_sq_grad.shape
+    n_features = state.shape[0] - 1
     for j in range(n_features):
         last_round[j] = t
-        for k in range(n_outputs):
-            step = adagrad_step_size(sum_sq_grad[j, k], eta, delta)
+        for k in range(state.shape[2]):
+            step = adagrad_step_size(state[j, SUM_SQ_GRAD, k], eta, delta)
             idle_decay[j, k] = adagrad_md_idle_decay(step, l1, l2)
 
 
 @_jit
-def adagrad_md_catch_up_all(coef, idle_decay, last_round, t, l1, l2):
-    """Bring every coordinate up to round ``t`` (end of a pass: coef_ is then exact)."""
-    n_features, n_outputs = coef.shape
+def adagrad_md_catch_up_all(state, idle_decay, last_round, t, l1, l2):
+    """Bring every weight up to round ``t`` (end of a pass: the weights are then
+    exact). The intercept is never regularised, so never behind."""
+    n_features = state.shape[0] - 1
     for j in range(n_features):
         skipped = t - last_round[j]
         if skipped > 0:
-            for k in range(n_outputs):
-                coef[j, k] = adagrad_md_skip(
-                    coef[j, k], idle_decay[j, k], skipped, l1, l2
+            for k in range(state.shape[2]):
+                state[j, WEIGHT, k] = adagrad_md_skip(
+                    state[j, WEIGHT, k], idle_decay[j, k], skipped, l1, l2
                 )
         last_round[j] = t
 
 
 @_jit
-def _md_catch_up_row(indices, start, end, coef, idle_decay, last_round, t, l1, l2):
+def _md_catch_up_row(indices, start, end, state, idle_decay, last_round, t, l1, l2):
     """Bring the row's features up to round t - 1 and mark them as at round t.
 
     Round t's step follows; if the row is rejected instead, the final catch-up sees
@@ -305,9 +315,9 @@ def _md_catch_up_row(indices, start, end, coef, idle_decay, last_round, t, l1, l
         j = indices[p]
         skipped = t - 1 - last_round[j]
         if skipped > 0:
-            for k in range(coef.shape[1]):
-                coef[j, k] = adagrad_md_skip(
-                    coef[j, k], idle_decay[j, k], skipped, l1, l2
+            for k in range(state.shape[2]):
+                state[j, WEIGHT, k] = adagrad_md_skip(
+                    state[j, WEIGHT, k], idle_decay[j, k], skipped, l1, l2
                 )
         last_round[j] = t
 
@@ -319,8 +329,7 @@ def _md_row_update(
     start,
     end,
     scaled_dloss,
-    coef,
-    sum_sq_grad,
+    state,
     idle_decay,
     eta,
     delta,
@@ -338,9 +347,9 @@ def _md_row_update(
         for p in range(start, end):
             j = indices[p]
             g = scaled_dloss[0] * data[p]
-            new_sum_sq = sum_sq_grad[j, 0] + g * g
-            sum_sq_grad[j, 0] = new_sum_sq
-            coef[j, 0] -= adagrad_step_size(new_sum_sq, eta, delta) * g
+            new_sum_sq = state[j, SUM_SQ_GRAD, 0] + g * g
+            state[j, SUM_SQ_GRAD, 0] = new_sum_sq
+            state[j, WEIGHT, 0] -= adagrad_step_size(new_sum_sq, eta, delta) * g
         return True
     finite = True
     for p in range(start, end):
@@ -348,35 +357,34 @@ def _md_row_update(
         x = data[p]
         for k in range(scaled_dloss.shape[0]):
             g = scaled_dloss[k] * x
-            new_sum_sq = sum_sq_grad[j, k] + g * g
+            new_sum_sq = state[j, SUM_SQ_GRAD, k] + g * g
             step = adagrad_step_size(new_sum_sq, eta, delta)
-            new_w = adagrad_md_step(coef[j, k], g, step, l1, l2)
+            new_w = adagrad_md_step(state[j, WEIGHT, k], g, step, l1, l2)
             if dry_run:
                 finite &= math.isfinite(new_w) and math.isfinite(new_sum_sq)
             else:
-                sum_sq_grad[j, k] = new_sum_sq
-                coef[j, k] = new_w
+                state[j, SUM_SQ_GRAD, k] = new_sum_sq
+                state[j, WEIGHT, k] = new_w
                 if regularized:
                     idle_decay[j, k] = adagrad_md_idle_decay(step, l1, l2)
     return finite
 
 
 @_jit
-def _md_intercept_update(
-    scaled_dloss, intercept, intercept_sum_sq, eta, delta, dry_run
-):
-    """The intercept's step: its own accumulator, never regularised."""
+def _md_intercept_update(scaled_dloss, intercept_state, eta, delta, dry_run):
+    """The intercept's step (``intercept_state`` is the state's last row): its own
+    accumulator, never regularised."""
     finite = True
     for k in range(scaled_dloss.shape[0]):
         g = scaled_dloss[k]
-        new_sum_sq = intercept_sum_sq[k] + g * g
+        new_sum_sq = intercept_state[SUM_SQ_GRAD, k] + g * g
         step = adagrad_step_size(new_sum_sq, eta, delta)
-        new_b = adagrad_md_step(intercept[k], g, step, 0.0, 0.0)
+        new_b = adagrad_md_step(intercept_state[WEIGHT, k], g, step, 0.0, 0.0)
         if dry_run:
             finite &= math.isfinite(new_b) and math.isfinite(new_sum_sq)
         else:
-            intercept_sum_sq[k] = new_sum_sq
-            intercept[k] = new_b
+            intercept_state[SUM_SQ_GRAD, k] = new_sum_sq
+            intercept_state[WEIGHT, k] = new_b
     return finite
 
 
@@ -388,10 +396,7 @@ def adagrad_md_pass(
     targets,
     row_weights,
     order,
-    coef,
-    intercept,
-    sum_sq_grad,
-    intercept_sum_sq_grad,
+    state,
     last_round,
     idle_decay,
     t0,
@@ -405,13 +410,15 @@ def adagrad_md_pass(
 ):
     """One pass of AdaGrad composite mirror descent over the rows in ``order``.
 
-    With l1 or l2 > 0, regularisation is lazy and two scratch arrays (shaped
-    ``(n_features,)`` and like ``coef``; their content on entry does not matter) hold
+    ``state`` has the slots ``WEIGHT`` and ``SUM_SQ_GRAD``. With l1 or l2 > 0,
+    regularisation is lazy and two scratch arrays (shaped ``(n_features,)`` and
+    ``(n_features, K)``; their content on entry does not matter) hold
     ``last_round[j]``, the last round whose step has been applied to feature j (or is
     being applied, within a row), and ``idle_decay[j, k]``, the coordinate's
     :func:`adagrad_md_idle_decay` since then. On exit every feature is current.
     """
-    n_outputs = coef.shape[1]
+    n_outputs = state.shape[2]
+    intercept_state = state[state.shape[0] - 1]
     regularized = l1 > 0.0 or l2 > 0.0
     scores = np.empty(n_outputs)
     scaled_dloss = np.empty(n_outputs)
@@ -419,9 +426,7 @@ def adagrad_md_pass(
     status = STATUS_OK
     rows_done = 0
     if regularized:
-        adagrad_md_start_lazy(
-            sum_sq_grad, last_round, idle_decay, t0, eta, delta, l1, l2
-        )
+        adagrad_md_start_lazy(state, last_round, idle_decay, t0, eta, delta, l1, l2)
     for pos in range(order.shape[0]):
         i = order[pos]
         t = t0 + pos + 1
@@ -431,23 +436,23 @@ def adagrad_md_pass(
         max_abs_x = 1.0 if fit_intercept else 0.0
         max_abs_w = 0.0
         for k in range(n_outputs):
-            scores[k] = intercept[k]
-            max_abs_w = max(max_abs_w, abs(intercept[k]))
+            scores[k] = intercept_state[WEIGHT, k]
+            max_abs_w = max(max_abs_w, abs(scores[k]))
         if regularized:
             _md_catch_up_row(
-                indices, start, end, coef, idle_decay, last_round, t, l1, l2
+                indices, start, end, state, idle_decay, last_round, t, l1, l2
             )
         for p in range(start, end):
             j = indices[p]
             x = data[p]
             max_abs_x = max(max_abs_x, abs(x))
             if n_outputs == 1:
-                w = coef[j, 0]
+                w = state[j, WEIGHT, 0]
                 scores[0] += w * x
                 max_abs_w = max(max_abs_w, abs(w))
             else:
                 for k in range(n_outputs):
-                    w = coef[j, k]
+                    w = state[j, WEIGHT, k]
                     scores[k] += w * x
                     max_abs_w = max(max_abs_w, abs(w))
         row_loss = _row_derivatives(
@@ -463,8 +468,7 @@ def adagrad_md_pass(
                 start,
                 end,
                 scaled_dloss,
-                coef,
-                sum_sq_grad,
+                state,
                 idle_decay,
                 eta,
                 delta,
@@ -474,7 +478,7 @@ def adagrad_md_pass(
             )
             if fit_intercept:
                 finite &= _md_intercept_update(
-                    scaled_dloss, intercept, intercept_sum_sq_grad, eta, delta, True
+                    scaled_dloss, intercept_state, eta, delta, True
                 )
             if not finite:
                 status = STATUS_NONFINITE_UPDATE
@@ -485,8 +489,7 @@ def adagrad_md_pass(
             start,
             end,
             scaled_dloss,
-            coef,
-            sum_sq_grad,
+            state,
             idle_decay,
             eta,
             delta,
@@ -495,13 +498,11 @@ def adagrad_md_pass(
             False,
         )
         if fit_intercept:
-            _md_intercept_update(
-                scaled_dloss, intercept, intercept_sum_sq_grad, eta, delta, False
-            )
+            _md_intercept_update(scaled_dloss, intercept_state, eta, delta, False)
         loss_sum += row_weights[i] * row_loss
         rows_done += 1
     if regularized:
-        adagrad_md_catch_up_all(coef, idle_decay, last_round, t0 + rows_done, l1, l2)
+        adagrad_md_catch_up_all(state, idle_decay, last_round, t0 + rows_done, l1, l2)
     return loss_sum, rows_done, status
 
 
@@ -528,36 +529,23 @@ def adagrad_da_weight(sum_grad, sum_sq, t, eta, delta, l1, l2):
 
 
 @_jit
-def adagrad_da_weights_all(coef, sum_grad, sum_sq_grad, t, eta, delta, l1, l2):
-    """Write the §1b weights after ``t`` rounds into every coordinate of ``coef``."""
-    n_features, n_outputs = coef.shape
+def adagrad_da_weights_all(state, t, eta, delta, l1, l2):
+    """Write the §1b weights after ``t`` rounds into every feature's ``WEIGHT`` slot."""
+    n_features = state.shape[0] - 1
     for j in range(n_features):
-        for k in range(n_outputs):
-            coef[j, k] = adagrad_da_weight(
-                sum_grad[j, k], sum_sq_grad[j, k], t, eta, delta, l1, l2
+        for k in range(state.shape[2]):
+            state[j, WEIGHT, k] = adagrad_da_weight(
+                state[j, SUM_GRAD, k], state[j, SUM_SQ_GRAD, k], t, eta, delta, l1, l2
             )
 
 
 @_jit
 def _da_row_update(
-    data,
-    indices,
-    start,
-    end,
-    scaled_dloss,
-    coef,
-    sum_grad,
-    sum_sq_grad,
-    t,
-    eta,
-    delta,
-    l1,
-    l2,
-    dry_run,
+    data, indices, start, end, scaled_dloss, state, t, eta, delta, l1, l2, dry_run
 ):
-    """Add round t's gradients to the row's features' u and G; keep ``coef`` current
-    when unregularised (regularised weights are written at the end of the pass).
-    With ``dry_run`` only compute. Return whether every new value is finite."""
+    """Add round t's gradients to the row's features' u and G; keep the weights
+    current when unregularised (regularised weights are written at the end of the
+    pass). With ``dry_run`` only compute. Return whether every new value is finite."""
     regularized = l1 > 0.0 or l2 > 0.0
     finite = True
     for p in range(start, end):
@@ -565,45 +553,38 @@ def _da_row_update(
         x = data[p]
         for k in range(scaled_dloss.shape[0]):
             g = scaled_dloss[k] * x
-            new_sum = sum_grad[j, k] + g
-            new_sum_sq = sum_sq_grad[j, k] + g * g
+            new_sum = state[j, SUM_GRAD, k] + g
+            new_sum_sq = state[j, SUM_SQ_GRAD, k] + g * g
             if dry_run:
                 # |w| only shrinks as t grows, so checking it now covers every later t.
                 new_w = adagrad_da_weight(new_sum, new_sum_sq, t, eta, delta, l1, l2)
                 finite &= math.isfinite(new_w) and math.isfinite(new_sum_sq)
             else:
-                sum_grad[j, k] = new_sum
-                sum_sq_grad[j, k] = new_sum_sq
+                state[j, SUM_GRAD, k] = new_sum
+                state[j, SUM_SQ_GRAD, k] = new_sum_sq
                 if not regularized:
-                    coef[j, k] = adagrad_da_weight(
+                    state[j, WEIGHT, k] = adagrad_da_weight(
                         new_sum, new_sum_sq, t, eta, delta, 0.0, 0.0
                     )
     return finite
 
 
 @_jit
-def _da_intercept_update(
-    scaled_dloss,
-    intercept,
-    intercept_sum_grad,
-    intercept_sum_sq,
-    t,
-    eta,
-    delta,
-    dry_run,
-):
+def _da_intercept_update(scaled_dloss, intercept_state, t, eta, delta, dry_run):
+    """The intercept's step (``intercept_state`` is the state's last row), never
+    regularised."""
     finite = True
     for k in range(scaled_dloss.shape[0]):
         g = scaled_dloss[k]
-        new_sum = intercept_sum_grad[k] + g
-        new_sum_sq = intercept_sum_sq[k] + g * g
+        new_sum = intercept_state[SUM_GRAD, k] + g
+        new_sum_sq = intercept_state[SUM_SQ_GRAD, k] + g * g
         new_b = adagrad_da_weight(new_sum, new_sum_sq, t, eta, delta, 0.0, 0.0)
         if dry_run:
             finite &= math.isfinite(new_b) and math.isfinite(new_sum_sq)
         else:
-            intercept_sum_grad[k] = new_sum
-            intercept_sum_sq[k] = new_sum_sq
-            intercept[k] = new_b
+            intercept_state[SUM_GRAD, k] = new_sum
+            intercept_state[SUM_SQ_GRAD, k] = new_sum_sq
+            intercept_state[WEIGHT, k] = new_b
     return finite
 
 
@@ -615,12 +596,7 @@ def adagrad_da_pass(
     targets,
     row_weights,
     order,
-    coef,
-    intercept,
-    sum_grad,
-    sum_sq_grad,
-    intercept_sum_grad,
-    intercept_sum_sq_grad,
+    state,
     t0,
     loss,
     epsilon,
@@ -632,12 +608,14 @@ def adagrad_da_pass(
 ):
     """One pass of AdaGrad regularized dual averaging over the rows in ``order``.
 
-    The weights are a function of (u, G, t). Without l1/l2 a weight changes only when
-    its feature is touched, so ``coef`` is kept current row by row; with l1 or l2 every
-    weight moves with t, so weights are computed when read and ``coef`` is written for
-    all features once, at the end of the pass.
+    ``state`` has the slots ``WEIGHT``, ``SUM_SQ_GRAD`` and ``SUM_GRAD``. The weights
+    are a function of (u, G, t). Without l1/l2 a weight changes only when its feature
+    is touched, so it is kept current row by row; with l1 or l2 every weight moves
+    with t, so weights are computed when read and written for all features once, at
+    the end of the pass.
     """
-    n_outputs = coef.shape[1]
+    n_outputs = state.shape[2]
+    intercept_state = state[state.shape[0] - 1]
     regularized = l1 > 0.0 or l2 > 0.0
     scores = np.empty(n_outputs)
     scaled_dloss = np.empty(n_outputs)
@@ -651,7 +629,7 @@ def adagrad_da_pass(
         end = indptr[i + 1]
         max_abs_x = 1.0 if fit_intercept else 0.0
         for k in range(n_outputs):
-            scores[k] = intercept[k]
+            scores[k] = intercept_state[WEIGHT, k]
         for p in range(start, end):
             j = indices[p]
             x = data[p]
@@ -659,10 +637,16 @@ def adagrad_da_pass(
             for k in range(n_outputs):
                 if regularized:
                     w = adagrad_da_weight(
-                        sum_grad[j, k], sum_sq_grad[j, k], t - 1, eta, delta, l1, l2
+                        state[j, SUM_GRAD, k],
+                        state[j, SUM_SQ_GRAD, k],
+                        t - 1,
+                        eta,
+                        delta,
+                        l1,
+                        l2,
                     )
                 else:
-                    w = coef[j, k]
+                    w = state[j, WEIGHT, k]
                 scores[k] += w * x
         row_loss = _row_derivatives(
             loss, epsilon, targets[i], scores, row_weights[i], scaled_dloss
@@ -678,9 +662,7 @@ def adagrad_da_pass(
                 start,
                 end,
                 scaled_dloss,
-                coef,
-                sum_grad,
-                sum_sq_grad,
+                state,
                 t,
                 eta,
                 delta,
@@ -690,14 +672,7 @@ def adagrad_da_pass(
             )
             if fit_intercept:
                 finite &= _da_intercept_update(
-                    scaled_dloss,
-                    intercept,
-                    intercept_sum_grad,
-                    intercept_sum_sq_grad,
-                    t,
-                    eta,
-                    delta,
-                    True,
+                    scaled_dloss, intercept_state, t, eta, delta, True
                 )
             if not finite:
                 status = STATUS_NONFINITE_UPDATE
@@ -708,9 +683,7 @@ def adagrad_da_pass(
             start,
             end,
             scaled_dloss,
-            coef,
-            sum_grad,
-            sum_sq_grad,
+            state,
             t,
             eta,
             delta,
@@ -719,28 +692,39 @@ def adagrad_da_pass(
             False,
         )
         if fit_intercept:
-            _da_intercept_update(
-                scaled_dloss,
-                intercept,
-                intercept_sum_grad,
-                intercept_sum_sq_grad,
-                t,
-                eta,
-                delta,
-                False,
-            )
+            _da_intercept_update(scaled_dloss, intercept_state, t, eta, delta, False)
         loss_sum += row_weights[i] * row_loss
         rows_done += 1
     if regularized:
-        adagrad_da_weights_all(
-            coef, sum_grad, sum_sq_grad, t0 + rows_done, eta, delta, l1, l2
-        )
+        adagrad_da_weights_all(state, t0 + rows_done, eta, delta, l1, l2)
     return loss_sum, rows_done, status
 
 
 # ------------------------------------------------------------------------------
-# Input helpers
+# Prediction and input helpers
 # ------------------------------------------------------------------------------
+
+
+@_jit
+def linear_scores(data, indices, indptr, state, out):
+    """``out[i, k] = sum_j x_ij * w_jk + b_k``: the model's scores of CSR rows.
+
+    Reads the ``WEIGHT`` slot in place (``X @ coef_.T`` in scipy would first copy the
+    strided ``coef_``, an O(n_features) cost per call). Sums in CSR order and adds the
+    intercept last, as scipy does, so both give the same floats.
+    """
+    n_outputs = state.shape[2]
+    intercept_row = state.shape[0] - 1
+    for i in range(indptr.shape[0] - 1):
+        for k in range(n_outputs):
+            out[i, k] = 0.0
+        for p in range(indptr[i], indptr[i + 1]):
+            j = indices[p]
+            x = data[p]
+            for k in range(n_outputs):
+                out[i, k] += x * state[j, WEIGHT, k]
+        for k in range(n_outputs):
+            out[i, k] += state[intercept_row, WEIGHT, k]
 
 
 @_jit

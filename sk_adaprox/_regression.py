@@ -5,8 +5,7 @@ from numbers import Real
 from sklearn.base import _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.extmath import safe_sparse_dot
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ._base import unchanged_on_error
 from ._losses import REGRESSION_LOSSES
@@ -115,5 +114,4 @@ class OnlineRegressorMixin:
             Predicted values.
         """
         check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse="csr", reset=False)
-        return safe_sparse_dot(X, self.coef_, dense_output=True) + self.intercept_[0]
+        return self._linear_scores(X)[:, 0]

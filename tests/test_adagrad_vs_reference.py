@@ -191,8 +191,7 @@ def test_random_problems_match_reference(
     params = dict(loss=loss, update=update, eta=eta, delta=delta, l1=l1, l2=l2)
     clf = AdaGradClassifier(**params, shuffle=False)
     # Drive the kernel with ±1 targets directly (no label encoding to get in the way).
-    clf._new_state(n_features, 1)
-    clf.t_ = 0
+    clf._start_training(n_features, 1)
     order = np.concatenate([np.arange(n_samples)] * 2)
     _, rows_done, status = clf._run_pass(X, targets, row_weights, order)
     assert (rows_done, status) == (order.shape[0], _kernels.STATUS_OK)
@@ -218,8 +217,7 @@ def test_pass_loss_is_the_weighted_pre_update_loss():
         loss="log_loss", update="mirror_descent", eta=0.5, delta=1e-6, l1=0.0, l2=0.01
     )
     clf = AdaGradClassifier(**params)
-    clf._new_state(X.shape[1], 1)
-    clf.t_ = 0
+    clf._start_training(X.shape[1], 1)
     loss_sum, _, _ = clf._run_pass(X, targets, row_weights, np.arange(X.shape[0]))
     _, expected = reference_adagrad(
         X.toarray(), targets, row_weights, n_outputs=1, fit_intercept=True, **params

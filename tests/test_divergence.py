@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from reference_adagrad import reference_adagrad
+from reference_adagrad import STATE_KEYS, reference_adagrad
 
 from sk_adaprox import AdaGradClassifier, AdaGradRegressor
 
@@ -13,14 +13,18 @@ X_OVERFLOWING_SCORE = sp.csr_matrix(
 )
 
 
+def _state(estimator):
+    """The fitted state attributes the estimator has (dual averaging has two more)."""
+    names = (f"{key}_" for key in STATE_KEYS)
+    return {
+        name: getattr(estimator, name) for name in names if hasattr(estimator, name)
+    }
+
+
 def _all_state_finite(estimator):
-    return all(
-        np.isfinite(value).all()
-        for name, value in vars(estimator).items()
-        if name.endswith("_")
-        and isinstance(value, np.ndarray)
-        and value.dtype.kind == "f"
-    )
+    state = _state(estimator)
+    assert "coef_" in state and "sum_sq_grad_" in state
+    return all(np.isfinite(value).all() for value in state.values())
 
 
 @pytest.mark.parametrize("update", ["mirror_descent", "dual_averaging"])
@@ -55,12 +59,13 @@ def test_nonfinite_update_is_not_applied(update):
     y = np.array([1.0, -1.0, 1e200])
     reg = AdaGradRegressor(update=update, shuffle=False, max_iter=1, tol=None)
     reg.fit(X[:2], y[:2])
-    before = {k: np.copy(v) for k, v in vars(reg).items() if k.endswith("_")}
+    before = {name: np.copy(value) for name, value in _state(reg).items()}
     with pytest.raises(ValueError, match=r"diverged at row 0 .*update is not finite"):
         reg.partial_fit(X[2:], y[2:])
     assert _all_state_finite(reg)
-    for name in ("coef_", "intercept_", "sum_sq_grad_", "intercept_sum_sq_grad_"):
-        np.testing.assert_array_equal(getattr(reg, name), before[name])
+    assert set(_state(reg)) == set(before)
+    for name, value in _state(reg).items():
+        np.testing.assert_array_equal(value, before[name])
     assert reg.t_ == 2
 
 

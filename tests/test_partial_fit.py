@@ -487,7 +487,19 @@ def _roundtrip_joblib(est, tmp_path):
     return joblib.load(path)
 
 
-@pytest.mark.parametrize("roundtrip", [_roundtrip_pickle, _roundtrip_joblib])
+def _roundtrip_joblib_read_only(est, tmp_path):
+    """The state comes back as a read-only memory map; training must go on."""
+    # A new file each time: the previous model's arrays still map the old one.
+    path = tmp_path / f"model{len(list(tmp_path.iterdir()))}.joblib"
+    joblib.dump(est, path)
+    loaded = joblib.load(path, mmap_mode="r")
+    assert isinstance(loaded._state, np.memmap) and not loaded._state.flags.writeable
+    return loaded
+
+
+@pytest.mark.parametrize(
+    "roundtrip", [_roundtrip_pickle, _roundtrip_joblib, _roundtrip_joblib_read_only]
+)
 @pytest.mark.parametrize("update", UPDATES)
 @pytest.mark.parametrize("kind", ["binary", "multiclass", "regressor"])
 def test_pickling_mid_stream_changes_nothing(kind, update, roundtrip, tmp_path):

@@ -1,0 +1,79 @@
+"""The fitted state of an online linear model: one array, public attributes as views.
+
+A model with ``n_features`` features and K outputs keeps everything it learns in one
+C-contiguous float64 array ``_state`` of shape ``(n_features + 1, n_slots, K)``
+(layout in ``_kernels``' module docstring): a feature's weights and accumulators sit
+side by side, so a row's update touches one block of memory per non-zero. The last
+row is the intercept.
+
+``coef_``, ``intercept_`` and the algorithm's accumulators (``sum_sq_grad_``, ...)
+are :class:`StateSlot` attributes: views of one slot, in scikit-learn's shapes. They
+are read-write (writing into them, or assigning an array of the same shape, changes
+the model) and are not stored separately, so pickling stores the state once and a
+loaded model keeps training where it stopped.
+"""
+
+import numpy as np
+
+
+def new_state(n_features, n_slots, n_outputs):
+    """Zero state for ``n_features`` features, ``n_slots`` slots, ``n_outputs``."""
+    return np.zeros((n_features + 1, n_slots, n_outputs))
+
+
+class StateSlot:
+    """A fitted attribute that is a view of one slot of the estimator's ``_state``.
+
+    Parameters
+    ----------
+    slot : int
+        Index on the state's slot axis (``_kernels.WEIGHT``, ...).
+    intercept : bool, default=False
+        View the intercept row, shape ``(n_outputs,)``; otherwise the feature rows,
+        shaped like ``coef_`` (the estimator's ``_coef_shape``).
+    """
+
+    def __init__(self, slot, *, intercept=False):
+        self.slot = slot
+        self.intercept = intercept
+
+    def __set_name__(self, owner, name):
+        self.name = name
+
+    def __get__(self, estimator, owner=None):
+        if estimator is None:
+            return self
+        view = self._view(estimator)
+        if view is None:
+            raise AttributeError(
+                f"{type(estimator).__name__!r} object has no attribute {self.name!r}"
+            )
+        return view
+
+    def __set__(self, estimator, value):
+        view = self._view(estimator)
+        if view is None:
+            raise AttributeError(
+                f"{self.name} is a view of the fitted state; fit the model before "
+                "setting it."
+            )
+        value = np.asarray(value, dtype=np.float64)
+        if value.shape != view.shape:
+            raise ValueError(
+                f"{self.name} has shape {view.shape}; cannot set it to an array of "
+                f"shape {value.shape}. Refit to change the number of features or "
+                "classes."
+            )
+        view[...] = value
+
+    def _view(self, estimator):
+        state = vars(estimator).get("_state")
+        if state is None or self.slot >= state.shape[1]:
+            return None
+        if self.intercept:
+            return state[-1, self.slot, :]
+        features = state[:-1, self.slot, :]
+        n_features, n_outputs = features.shape
+        if estimator._coef_shape(n_features, n_outputs) == (n_features,):
+            return features[:, 0]
+        return features.T
