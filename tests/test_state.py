@@ -91,7 +91,7 @@ def test_setting_state_of_the_wrong_shape_or_before_fit_is_an_error():
     with pytest.raises(AttributeError, match="fit the model before setting"):
         AdaGradClassifier().coef_ = before
     with pytest.raises(AttributeError, match="has no attribute 'coef_'"):
-        AdaGradClassifier().coef_  # noqa: B018
+        _ = AdaGradClassifier().coef_
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
