@@ -7,7 +7,7 @@ from sklearn.base import RegressorMixin
 from sklearn.linear_model._base import LinearClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from . import _kernels
+from ._kernels import adagrad as _kernels
 from ._base import OnlineLinearModel
 from ._classification import OnlineClassifierMixin
 from ._losses import LOSS_CODES
@@ -59,10 +59,10 @@ class _AdaGrad:
             bool(self.fit_intercept),
         )
         if self.update == "dual_averaging":
-            return _kernels.adagrad_da_pass(*rows, state, *hyper)
+            return _kernels.da_pass(*rows, state, *hyper)
         # Scratch of the lazy l1/l2 catch-up, filled by the kernel.
         n_lazy = state.shape[0] - 1 if self.l1 > 0 or self.l2 > 0 else 0
-        return _kernels.adagrad_md_pass(
+        return _kernels.md_pass(
             *rows,
             state,
             np.empty(n_lazy, dtype=np.int64),

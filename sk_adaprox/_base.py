@@ -25,13 +25,8 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import _check_sample_weight, validate_data
 
-from ._kernels import (
-    STATUS_NONFINITE_SCORE,
-    STATUS_OK,
-    WEIGHT,
-    csr_has_duplicate_indices,
-    linear_scores,
-)
+from ._kernels.common import STATUS_NONFINITE_SCORE, STATUS_OK, WEIGHT
+from ._kernels.sparse import csr_has_duplicate_indices, linear_scores
 from ._state import StateSlot, new_state
 
 

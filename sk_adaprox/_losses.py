@@ -1,6 +1,6 @@
 """Loss names as users write them, and the integer codes the kernels use."""
 
-from . import _kernels
+from ._kernels import common as _kernels
 
 LOSS_CODES = {
     "hinge": _kernels.HINGE,

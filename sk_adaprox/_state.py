@@ -2,7 +2,7 @@
 
 A model with ``n_features`` features and K outputs keeps everything it learns in one
 C-contiguous float64 array ``_state`` of shape ``(n_features + 1, n_slots, K)``
-(layout in ``_kernels``' module docstring): a feature's weights and accumulators sit
+(layout in the ``_kernels`` package docstring): a feature's weights and accumulators sit
 side by side, so a row's update touches one block of memory per non-zero. The last
 row is the intercept.
 

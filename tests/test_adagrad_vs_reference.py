@@ -10,7 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from reference_adagrad import reference_adagrad
 
-from sk_adaprox import AdaGradClassifier, AdaGradRegressor, _kernels
+from sk_adaprox import AdaGradClassifier, AdaGradRegressor
+from sk_adaprox._kernels import adagrad as _kernels
+from sk_adaprox._kernels.common import STATUS_OK
 
 RTOL = 1e-11
 CLASSIFIER_LOSSES = [
@@ -194,7 +196,7 @@ def test_random_problems_match_reference(
     clf._start_training(n_features, 1)
     order = np.concatenate([np.arange(n_samples)] * 2)
     _, rows_done, status = clf._run_pass(X, targets, row_weights, order)
-    assert (rows_done, status) == (order.shape[0], _kernels.STATUS_OK)
+    assert (rows_done, status) == (order.shape[0], STATUS_OK)
     clf.t_ += rows_done
     expected, _ = reference_adagrad(
         dense,
@@ -230,7 +232,7 @@ def test_pass_loss_is_the_weighted_pre_update_loss():
 
 def _iterated_shrink(w, step, n_rounds, l1, l2):
     for _ in range(n_rounds):
-        w = _kernels.adagrad_md_step(w, 0.0, step, l1, l2)
+        w = _kernels.md_step(w, 0.0, step, l1, l2)
     return w
 
 
@@ -241,9 +243,9 @@ def _iterated_shrink(w, step, n_rounds, l1, l2):
 )
 @pytest.mark.parametrize("w", [0.8, -1.3, 1e-7])
 def test_lazy_skip_equals_iterated_steps(w, l1, l2, n_rounds):
-    step = _kernels.adagrad_step_size(2.5, 0.4, 1e-3)  # G, eta, delta
-    idle_decay = _kernels.adagrad_md_idle_decay(step, l1, l2)
-    lazy = _kernels.adagrad_md_skip(w, idle_decay, n_rounds, l1, l2)
+    step = _kernels.step_size(2.5, 0.4, 1e-3)  # G, eta, delta
+    idle_decay = _kernels.md_idle_decay(step, l1, l2)
+    lazy = _kernels.md_skip(w, idle_decay, n_rounds, l1, l2)
     iterated = _iterated_shrink(w, step, n_rounds, l1, l2)
     assert lazy == pytest.approx(iterated, rel=1e-12, abs=1e-300)
     if lazy != 0.0:
@@ -253,8 +255,8 @@ def test_lazy_skip_equals_iterated_steps(w, l1, l2, n_rounds):
 def test_lazy_skip_reaches_zero_and_stays():
     # a = step*l1 = 0.1 per round, |w| = 0.35: zero after 4 rounds, and then for good.
     for n_rounds in (4, 5, 100):
-        assert _kernels.adagrad_md_skip(0.35, 0.1, n_rounds, 1.0, 0.0) == 0.0
-    assert _kernels.adagrad_md_skip(0.35, 0.1, 3, 1.0, 0.0) == pytest.approx(0.05)
+        assert _kernels.md_skip(0.35, 0.1, n_rounds, 1.0, 0.0) == 0.0
+    assert _kernels.md_skip(0.35, 0.1, 3, 1.0, 0.0) == pytest.approx(0.05)
 
 
 def _log_uniform(low, high, size, seed):

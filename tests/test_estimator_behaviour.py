@@ -11,7 +11,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.preprocessing import StandardScaler
 
 from sk_adaprox import AdaGradClassifier, AdaGradRegressor
-from sk_adaprox._kernels import STATUS_OK
+from sk_adaprox._kernels.common import STATUS_OK
 
 
 def _blobs(n_classes=2, seed=0):

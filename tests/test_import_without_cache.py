@@ -47,8 +47,8 @@ def test_import_and_fit_with_no_cache_locator():
 def test_cache_can_be_switched_off():
     result = _run(
         """
-        from sk_adaprox import _kernels
-        print(_kernels._CACHE, _kernels.adagrad_md_pass._cache.__class__.__name__)
+        from sk_adaprox._kernels import _jit, adagrad
+        print(_jit.CACHE, adagrad.md_pass._cache.__class__.__name__)
         """,
         {"SK_ADAPROX_NUMBA_CACHE": "0"},
     )

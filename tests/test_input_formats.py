@@ -16,11 +16,12 @@ import pytest
 import scipy.sparse as sp
 from reference_adagrad import STATE_KEYS
 
-import sk_adaprox
 from sk_adaprox import AdaGradClassifier, AdaGradRegressor
+from sk_adaprox._kernels import adagrad
 
 STATE = tuple(f"{key}_" for key in STATE_KEYS)  # the fitted state attributes
 UPDATES = ["mirror_descent", "dual_averaging"]
+PASS_KERNELS = [(adagrad, "md_pass"), (adagrad, "da_pass")]
 PARAMS = dict(eta=0.3, delta=0.01, l1=0.005, l2=0.01, tol=None)
 
 
@@ -92,13 +93,13 @@ def _assert_same_model(actual, expected, rtol=1e-12):
 
 
 class _KernelSpy:
-    """Wraps both AdaGrad kernels; records the (data, indices, indptr) they get."""
+    """Wraps every pass kernel; records the (data, indices, indptr) they get."""
 
     def __init__(self, monkeypatch):
         self.calls = []
-        for name in ("adagrad_md_pass", "adagrad_da_pass"):
-            original = getattr(sk_adaprox._kernels, name)
-            monkeypatch.setattr(sk_adaprox._kernels, name, self._wrap(original))
+        for module, name in PASS_KERNELS:
+            original = getattr(module, name)
+            monkeypatch.setattr(module, name, self._wrap(original))
 
     def _wrap(self, original):
         def spy(data, indices, indptr, *rest):

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from reference_adagrad import LOSSES, loss_derivative, loss_value
 
-from sk_adaprox import _kernels
+from sk_adaprox._kernels import common as _kernels
 from sk_adaprox._losses import LOSS_CODES
 
 EPSILON = 0.3

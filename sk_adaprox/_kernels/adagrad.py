@@ -1,166 +1,32 @@
-"""All Numba-compiled code of sk_adaprox.
+"""AdaGrad kernels (Duchi, Hazan & Singer 2011; ALGORITHMS.md §1a and §1b).
 
-Everything decorated with ``_jit`` lives in this one module on purpose: Numba's on-disk
-cache does not notice edits to a jitted helper defined in another file, so a kernel
-calling across files could silently run stale code.
-
-Conventions shared by every kernel:
-
-- A CSR matrix crosses in as ``(data, indices, indptr)``, with float32 or float64
-  data and int32 or int64 indices, used as the caller gave them (never written to).
-- A model's whole state is one C-contiguous float64 array ``state`` of shape
-  ``(n_features + 1, n_slots, K)``: ``state[j, s, k]`` is slot s (``WEIGHT``,
-  ``SUM_SQ_GRAD``, ``SUM_GRAD``) of output k for feature j, and the last row
-  (``j == n_features``) is the intercept, a feature that is always 1 and never
-  regularised. A feature's weights and accumulators thus share cache lines: a row
-  touches one block per non-zero instead of one per array (measured 10-30 % faster
-  than separate arrays). The estimator's ``coef_`` etc. are views of its slots.
-- ``targets[i]`` is the target of row i when K == 1 (±1 for classification, real for
-  regression) and the class index of row i when K > 1 (one-vs-rest: output k sees +1
-  for its class and -1 otherwise).
-- ``row_weights[i]`` is s_t of ALGORITHMS.md (sample weight times class weight).
-- ``order`` lists the rows to visit; each visit is one round. Rounds are counted
-  across calls: the first row of a pass is round ``t0 + 1``.
-- Kernels mutate state in place and return ``(loss_sum, rows_done, status)``: the sum
-  of s_t times the pre-update loss, how many rows were applied, and ``STATUS_OK`` or
-  the reason the pass stopped at row ``order[rows_done]`` without applying it.
+State slots (the middle axis of the state array): ``WEIGHT``, ``SUM_SQ_GRAD`` (G),
+and for dual averaging ``SUM_GRAD`` (u).
 """
 
 import math
-import os
 
-import numba
 import numpy as np
 
-# Set SK_ADAPROX_NUMBA_CACHE=0 to never write compiled kernels to disk.
-_CACHE = os.environ.get("SK_ADAPROX_NUMBA_CACHE", "1") != "0"
+from ._jit import jit
+from .common import (
+    STATUS_NONFINITE_SCORE,
+    STATUS_NONFINITE_UPDATE,
+    STATUS_OK,
+    WEIGHT,
+    all_finite,
+    row_derivatives,
+    row_is_safe,
+)
 
-
-def _jit(function):
-    """Compile ``function`` in nopython mode, cached on disk where that is possible.
-
-    Numba raises ``RuntimeError`` at decoration time when it finds no writable cache
-    location (read-only site-packages and no usable ``HOME`` or ``NUMBA_CACHE_DIR``);
-    importing sk_adaprox must still work there, so compile without a disk cache.
-    """
-    if _CACHE:
-        try:
-            return numba.njit(cache=True, error_model="numpy")(function)
-        except RuntimeError:
-            pass
-    return numba.njit(cache=False, error_model="numpy")(function)
-
-
-# Loss codes (ALGORITHMS.md, "Losses"). _losses.py maps names to these.
-HINGE = 0
-LOG_LOSS = 1
-SQUARED_HINGE = 2
-MODIFIED_HUBER = 3
-SQUARED_ERROR = 4
-EPSILON_INSENSITIVE = 5
-HUBER = 6
-
-# Slots of the state array (the middle axis).
-WEIGHT = 0
 SUM_SQ_GRAD = 1
 SUM_GRAD = 2  # dual averaging only
 
-STATUS_OK = 0
-STATUS_NONFINITE_SCORE = 1
-STATUS_NONFINITE_UPDATE = 2
 
-
-@_jit
-def loss_and_derivative(loss, p, y, epsilon):
-    """Return ``(l(p, y), dl/dp)`` for the loss with integer code ``loss``."""
-    if loss == LOG_LOSS:
-        z = y * p
-        # Two branches so that exp never overflows, whatever |p|.
-        if z > 0.0:
-            e = math.exp(-z)
-            return math.log1p(e), -y * e / (1.0 + e)
-        e = math.exp(z)
-        return math.log1p(e) - z, -y / (1.0 + e)
-    if loss == HINGE:
-        z = y * p
-        if z < 1.0:
-            return 1.0 - z, -y
-        return 0.0, 0.0
-    if loss == SQUARED_HINGE:
-        margin = 1.0 - y * p
-        if margin > 0.0:
-            return margin * margin, -2.0 * y * margin
-        return 0.0, 0.0
-    if loss == MODIFIED_HUBER:
-        z = y * p
-        if z >= 1.0:
-            return 0.0, 0.0
-        if z >= -1.0:
-            return (1.0 - z) * (1.0 - z), -2.0 * y * (1.0 - z)
-        return -4.0 * z, -4.0 * y
-    r = p - y
-    if loss == SQUARED_ERROR:
-        return 0.5 * r * r, r
-    if loss == EPSILON_INSENSITIVE:
-        excess = abs(r) - epsilon
-        if excess > 0.0:
-            return excess, math.copysign(1.0, r)
-        return 0.0, 0.0
-    # HUBER
-    if abs(r) <= epsilon:
-        return 0.5 * r * r, r
-    return epsilon * abs(r) - 0.5 * epsilon * epsilon, math.copysign(epsilon, r)
-
-
-@_jit
-def _row_derivatives(loss, epsilon, target, scores, row_weight, out_scaled_dloss):
-    """Fill ``out_scaled_dloss[k] = s_t * dl/dp`` for every output; return the row loss.
-
-    The row loss is the sum over outputs of l(p_k, y_k) (one-vs-rest for K > 1).
-    """
-    n_outputs = scores.shape[0]
-    row_loss = 0.0
-    if n_outputs == 1:
-        value, slope = loss_and_derivative(loss, scores[0], target, epsilon)
-        out_scaled_dloss[0] = row_weight * slope
-        return value
-    label = int(target)
-    for k in range(n_outputs):
-        y_k = 1.0 if k == label else -1.0
-        value, slope = loss_and_derivative(loss, scores[k], y_k, epsilon)
-        out_scaled_dloss[k] = row_weight * slope
-        row_loss += value
-    return row_loss
-
-
-@_jit
-def _all_finite(values):
-    for k in range(values.shape[0]):
-        if not math.isfinite(values[k]):
-            return False
-    return True
-
-
-@_jit
+@jit
 def _adaptive_scale(delta, sum_sq):
     """H = delta + sqrt(G), AdaGrad's per-coordinate denominator (ALGORITHMS.md §1)."""
     return delta + math.sqrt(sum_sq)
-
-
-# A row cannot produce a non-finite update when its largest gradient is below
-# _SAFE_GRADIENT (so g**2 < 1e290 is below half an ulp of the largest float and
-# G + g**2 cannot overflow) and its weights stay below _SAFE_WEIGHT (AdaGrad moves a
-# weight by at most eta per round). Other rows get a dry run before being applied.
-_SAFE_GRADIENT = 1e145
-_SAFE_WEIGHT = 1e300
-
-
-@_jit
-def _row_is_safe(scaled_dloss, max_abs_x, weight_bound):
-    largest = 0.0
-    for k in range(scaled_dloss.shape[0]):
-        largest = max(largest, abs(scaled_dloss[k]))
-    return largest * max_abs_x < _SAFE_GRADIENT and weight_bound < _SAFE_WEIGHT
 
 
 # ------------------------------------------------------------------------------
@@ -173,8 +39,8 @@ def _row_is_safe(scaled_dloss, max_abs_x, weight_bound):
 # ------------------------------------------------------------------------------
 
 
-@_jit
-def adagrad_step_size(sum_sq, eta, delta):
+@jit
+def step_size(sum_sq, eta, delta):
     """eta / H, a coordinate's step size in §1a; 0 where H == 0 (delta == 0 and no
     gradient yet, so there is nothing to move)."""
     h = _adaptive_scale(delta, sum_sq)
@@ -183,8 +49,8 @@ def adagrad_step_size(sum_sq, eta, delta):
     return eta / h
 
 
-@_jit
-def adagrad_md_step(w, g, step, l1, l2):
+@jit
+def md_step(w, g, step, l1, l2):
     """One §1a step for one coordinate, with ``step`` = eta/H from the G that
     already includes g**2.
 
@@ -208,7 +74,7 @@ _LOG1P_SERIES_LIMIT = 1e-4
 _EXPM1_SERIES_LIMIT = 1.0 / 64.0
 
 
-@_jit
+@jit
 def _log1p(q):
     """log(1 + q) for q >= 0; below the limit a Taylor series (4x cheaper than libm)."""
     if q < _LOG1P_SERIES_LIMIT:
@@ -216,7 +82,7 @@ def _log1p(q):
     return math.log1p(q)
 
 
-@_jit
+@jit
 def _expm1_of_negative(x):
     """exp(-x) - 1 for x >= 0; below the limit a Taylor series (4x cheaper than libm).
 
@@ -231,8 +97,8 @@ def _expm1_of_negative(x):
     return math.expm1(-x)
 
 
-@_jit
-def adagrad_md_idle_decay(step, l1, l2):
+@jit
+def md_idle_decay(step, l1, l2):
     """What one gradient-free §1a round does to a coordinate with this step size.
 
     With l2 > 0: -log r = log1p(step*l2), r the factor |w| + l1/l2 shrinks by per
@@ -245,14 +111,14 @@ def adagrad_md_idle_decay(step, l1, l2):
     return _log1p(step * l2)
 
 
-@_jit
-def adagrad_md_skip(w, idle_decay, n_rounds, l1, l2):
+@jit
+def md_skip(w, idle_decay, n_rounds, l1, l2):
     """Apply ``n_rounds`` gradient-free §1a steps at once (the lazy closed form).
 
     With g = 0 one step is |w| <- r*(|w| - a), with a = step*l1 and
     r = 1/(1 + step*l2), clipped at 0. Unrolled over k steps:
     |w| <- r^k |w| - a*r*(1 - r^k)/(1 - r), and a*r/(1 - r) = l1/l2. ``idle_decay``
-    is :func:`adagrad_md_idle_decay` of the coordinate's step size; r^k and
+    is :func:`md_idle_decay` of the coordinate's step size; r^k and
     1 - r^k come from exp or expm1, whichever keeps both within an ulp or two.
     """
     if w == 0.0 or n_rounds <= 0:
@@ -274,19 +140,19 @@ def adagrad_md_skip(w, idle_decay, n_rounds, l1, l2):
     return math.copysign(magnitude, w)
 
 
-@_jit
-def adagrad_md_start_lazy(state, last_round, idle_decay, t, eta, delta, l1, l2):
+@jit
+def md_start_lazy(state, last_round, idle_decay, t, eta, delta, l1, l2):
     """Every feature is current at round ``t``; record each coordinate's idle decay."""
     n_features = state.shape[0] - 1
     for j in range(n_features):
         last_round[j] = t
         for k in range(state.shape[2]):
-            step = adagrad_step_size(state[j, SUM_SQ_GRAD, k], eta, delta)
-            idle_decay[j, k] = adagrad_md_idle_decay(step, l1, l2)
+            step = step_size(state[j, SUM_SQ_GRAD, k], eta, delta)
+            idle_decay[j, k] = md_idle_decay(step, l1, l2)
 
 
-@_jit
-def adagrad_md_catch_up_all(state, idle_decay, last_round, t, l1, l2):
+@jit
+def md_catch_up_all(state, idle_decay, last_round, t, l1, l2):
     """Bring every weight up to round ``t`` (end of a pass: the weights are then
     exact). The intercept is never regularised, so never behind."""
     n_features = state.shape[0] - 1
@@ -294,13 +160,13 @@ def adagrad_md_catch_up_all(state, idle_decay, last_round, t, l1, l2):
         skipped = t - last_round[j]
         if skipped > 0:
             for k in range(state.shape[2]):
-                state[j, WEIGHT, k] = adagrad_md_skip(
+                state[j, WEIGHT, k] = md_skip(
                     state[j, WEIGHT, k], idle_decay[j, k], skipped, l1, l2
                 )
         last_round[j] = t
 
 
-@_jit
+@jit
 def _md_catch_up_row(indices, start, end, state, idle_decay, last_round, t, l1, l2):
     """Bring the row's features up to round t - 1 and mark them as at round t.
 
@@ -308,7 +174,7 @@ def _md_catch_up_row(indices, start, end, state, idle_decay, last_round, t, l1, 
     skipped = -1 for its features and leaves them at round t - 1. Measured choices:
     a loop of its own, because inside the scoring loop the catch-up made the
     unregularised pass 8 % slower even though never taken; and the inner loop of
-    adagrad_md_catch_up_all written again, because a per-feature helper shared by
+    md_catch_up_all written again, because a per-feature helper shared by
     both made the regularised pass 30 % slower.
     """
     for p in range(start, end):
@@ -316,13 +182,13 @@ def _md_catch_up_row(indices, start, end, state, idle_decay, last_round, t, l1, 
         skipped = t - 1 - last_round[j]
         if skipped > 0:
             for k in range(state.shape[2]):
-                state[j, WEIGHT, k] = adagrad_md_skip(
+                state[j, WEIGHT, k] = md_skip(
                     state[j, WEIGHT, k], idle_decay[j, k], skipped, l1, l2
                 )
         last_round[j] = t
 
 
-@_jit
+@jit
 def _md_row_update(
     data,
     indices,
@@ -349,7 +215,7 @@ def _md_row_update(
             g = scaled_dloss[0] * data[p]
             new_sum_sq = state[j, SUM_SQ_GRAD, 0] + g * g
             state[j, SUM_SQ_GRAD, 0] = new_sum_sq
-            state[j, WEIGHT, 0] -= adagrad_step_size(new_sum_sq, eta, delta) * g
+            state[j, WEIGHT, 0] -= step_size(new_sum_sq, eta, delta) * g
         return True
     finite = True
     for p in range(start, end):
@@ -358,19 +224,19 @@ def _md_row_update(
         for k in range(scaled_dloss.shape[0]):
             g = scaled_dloss[k] * x
             new_sum_sq = state[j, SUM_SQ_GRAD, k] + g * g
-            step = adagrad_step_size(new_sum_sq, eta, delta)
-            new_w = adagrad_md_step(state[j, WEIGHT, k], g, step, l1, l2)
+            step = step_size(new_sum_sq, eta, delta)
+            new_w = md_step(state[j, WEIGHT, k], g, step, l1, l2)
             if dry_run:
                 finite &= math.isfinite(new_w) and math.isfinite(new_sum_sq)
             else:
                 state[j, SUM_SQ_GRAD, k] = new_sum_sq
                 state[j, WEIGHT, k] = new_w
                 if regularized:
-                    idle_decay[j, k] = adagrad_md_idle_decay(step, l1, l2)
+                    idle_decay[j, k] = md_idle_decay(step, l1, l2)
     return finite
 
 
-@_jit
+@jit
 def _md_intercept_update(scaled_dloss, intercept_state, eta, delta, dry_run):
     """The intercept's step (``intercept_state`` is the state's last row): its own
     accumulator, never regularised."""
@@ -378,8 +244,8 @@ def _md_intercept_update(scaled_dloss, intercept_state, eta, delta, dry_run):
     for k in range(scaled_dloss.shape[0]):
         g = scaled_dloss[k]
         new_sum_sq = intercept_state[SUM_SQ_GRAD, k] + g * g
-        step = adagrad_step_size(new_sum_sq, eta, delta)
-        new_b = adagrad_md_step(intercept_state[WEIGHT, k], g, step, 0.0, 0.0)
+        step = step_size(new_sum_sq, eta, delta)
+        new_b = md_step(intercept_state[WEIGHT, k], g, step, 0.0, 0.0)
         if dry_run:
             finite &= math.isfinite(new_b) and math.isfinite(new_sum_sq)
         else:
@@ -388,8 +254,8 @@ def _md_intercept_update(scaled_dloss, intercept_state, eta, delta, dry_run):
     return finite
 
 
-@_jit
-def adagrad_md_pass(
+@jit
+def md_pass(
     data,
     indices,
     indptr,
@@ -415,7 +281,7 @@ def adagrad_md_pass(
     ``(n_features, K)``; their content on entry does not matter) hold
     ``last_round[j]``, the last round whose step has been applied to feature j (or is
     being applied, within a row), and ``idle_decay[j, k]``, the coordinate's
-    :func:`adagrad_md_idle_decay` since then. On exit every feature is current.
+    :func:`md_idle_decay` since then. On exit every feature is current.
     """
     n_outputs = state.shape[2]
     intercept_state = state[state.shape[0] - 1]
@@ -426,7 +292,7 @@ def adagrad_md_pass(
     status = STATUS_OK
     rows_done = 0
     if regularized:
-        adagrad_md_start_lazy(state, last_round, idle_decay, t0, eta, delta, l1, l2)
+        md_start_lazy(state, last_round, idle_decay, t0, eta, delta, l1, l2)
     for pos in range(order.shape[0]):
         i = order[pos]
         t = t0 + pos + 1
@@ -455,13 +321,13 @@ def adagrad_md_pass(
                     w = state[j, WEIGHT, k]
                     scores[k] += w * x
                     max_abs_w = max(max_abs_w, abs(w))
-        row_loss = _row_derivatives(
+        row_loss = row_derivatives(
             loss, epsilon, targets[i], scores, row_weights[i], scaled_dloss
         )
-        if not (_all_finite(scores) and _all_finite(scaled_dloss)):
+        if not (all_finite(scores) and all_finite(scaled_dloss)):
             status = STATUS_NONFINITE_SCORE
             break
-        if not _row_is_safe(scaled_dloss, max_abs_x, max_abs_w + eta):
+        if not row_is_safe(scaled_dloss, max_abs_x, max_abs_w + eta):
             finite = _md_row_update(
                 data,
                 indices,
@@ -502,7 +368,7 @@ def adagrad_md_pass(
         loss_sum += row_weights[i] * row_loss
         rows_done += 1
     if regularized:
-        adagrad_md_catch_up_all(state, idle_decay, last_round, t0 + rows_done, l1, l2)
+        md_catch_up_all(state, idle_decay, last_round, t0 + rows_done, l1, l2)
     return loss_sum, rows_done, status
 
 
@@ -511,8 +377,8 @@ def adagrad_md_pass(
 # ------------------------------------------------------------------------------
 
 
-@_jit
-def adagrad_da_weight(sum_grad, sum_sq, t, eta, delta, l1, l2):
+@jit
+def da_weight(sum_grad, sum_sq, t, eta, delta, l1, l2):
     """w = -sign(u) * eta * max(|u| - t*l1, 0) / (H + eta*t*l2), 0 where u == 0.
 
     Also 0 where the denominator is 0 (delta = 0 and every g**2 underflowed).
@@ -528,18 +394,18 @@ def adagrad_da_weight(sum_grad, sum_sq, t, eta, delta, l1, l2):
     return -math.copysign(eta * magnitude / denominator, sum_grad)
 
 
-@_jit
-def adagrad_da_weights_all(state, t, eta, delta, l1, l2):
+@jit
+def da_weights_all(state, t, eta, delta, l1, l2):
     """Write the §1b weights after ``t`` rounds into every feature's ``WEIGHT`` slot."""
     n_features = state.shape[0] - 1
     for j in range(n_features):
         for k in range(state.shape[2]):
-            state[j, WEIGHT, k] = adagrad_da_weight(
+            state[j, WEIGHT, k] = da_weight(
                 state[j, SUM_GRAD, k], state[j, SUM_SQ_GRAD, k], t, eta, delta, l1, l2
             )
 
 
-@_jit
+@jit
 def _da_row_update(
     data, indices, start, end, scaled_dloss, state, t, eta, delta, l1, l2, dry_run
 ):
@@ -557,19 +423,19 @@ def _da_row_update(
             new_sum_sq = state[j, SUM_SQ_GRAD, k] + g * g
             if dry_run:
                 # |w| only shrinks as t grows, so checking it now covers every later t.
-                new_w = adagrad_da_weight(new_sum, new_sum_sq, t, eta, delta, l1, l2)
+                new_w = da_weight(new_sum, new_sum_sq, t, eta, delta, l1, l2)
                 finite &= math.isfinite(new_w) and math.isfinite(new_sum_sq)
             else:
                 state[j, SUM_GRAD, k] = new_sum
                 state[j, SUM_SQ_GRAD, k] = new_sum_sq
                 if not regularized:
-                    state[j, WEIGHT, k] = adagrad_da_weight(
+                    state[j, WEIGHT, k] = da_weight(
                         new_sum, new_sum_sq, t, eta, delta, 0.0, 0.0
                     )
     return finite
 
 
-@_jit
+@jit
 def _da_intercept_update(scaled_dloss, intercept_state, t, eta, delta, dry_run):
     """The intercept's step (``intercept_state`` is the state's last row), never
     regularised."""
@@ -578,7 +444,7 @@ def _da_intercept_update(scaled_dloss, intercept_state, t, eta, delta, dry_run):
         g = scaled_dloss[k]
         new_sum = intercept_state[SUM_GRAD, k] + g
         new_sum_sq = intercept_state[SUM_SQ_GRAD, k] + g * g
-        new_b = adagrad_da_weight(new_sum, new_sum_sq, t, eta, delta, 0.0, 0.0)
+        new_b = da_weight(new_sum, new_sum_sq, t, eta, delta, 0.0, 0.0)
         if dry_run:
             finite &= math.isfinite(new_b) and math.isfinite(new_sum_sq)
         else:
@@ -588,8 +454,8 @@ def _da_intercept_update(scaled_dloss, intercept_state, t, eta, delta, dry_run):
     return finite
 
 
-@_jit
-def adagrad_da_pass(
+@jit
+def da_pass(
     data,
     indices,
     indptr,
@@ -636,7 +502,7 @@ def adagrad_da_pass(
             max_abs_x = max(max_abs_x, abs(x))
             for k in range(n_outputs):
                 if regularized:
-                    w = adagrad_da_weight(
+                    w = da_weight(
                         state[j, SUM_GRAD, k],
                         state[j, SUM_SQ_GRAD, k],
                         t - 1,
@@ -648,14 +514,14 @@ def adagrad_da_pass(
                 else:
                     w = state[j, WEIGHT, k]
                 scores[k] += w * x
-        row_loss = _row_derivatives(
+        row_loss = row_derivatives(
             loss, epsilon, targets[i], scores, row_weights[i], scaled_dloss
         )
-        if not (_all_finite(scores) and _all_finite(scaled_dloss)):
+        if not (all_finite(scores) and all_finite(scaled_dloss)):
             status = STATUS_NONFINITE_SCORE
             break
         # |u| <= sqrt(t * G) (Cauchy-Schwarz), so |w| <= eta * sqrt(t).
-        if not _row_is_safe(scaled_dloss, max_abs_x, eta * math.sqrt(t)):
+        if not row_is_safe(scaled_dloss, max_abs_x, eta * math.sqrt(t)):
             finite = _da_row_update(
                 data,
                 indices,
@@ -696,45 +562,6 @@ def adagrad_da_pass(
         loss_sum += row_weights[i] * row_loss
         rows_done += 1
     if regularized:
-        adagrad_da_weights_all(state, t0 + rows_done, eta, delta, l1, l2)
+        da_weights_all(state, t0 + rows_done, eta, delta, l1, l2)
     return loss_sum, rows_done, status
 
-
-# ------------------------------------------------------------------------------
-# Prediction and input helpers
-# ------------------------------------------------------------------------------
-
-
-@_jit
-def linear_scores(data, indices, indptr, state, out):
-    """``out[i, k] = sum_j x_ij * w_jk + b_k``: the model's scores of CSR rows.
-
-    Reads the ``WEIGHT`` slot in place (``X @ coef_.T`` in scipy would first copy the
-    strided ``coef_``, an O(n_features) cost per call). Sums in CSR order and adds the
-    intercept last, as scipy does, so both give the same floats.
-    """
-    n_outputs = state.shape[2]
-    intercept_row = state.shape[0] - 1
-    for i in range(indptr.shape[0] - 1):
-        for k in range(n_outputs):
-            out[i, k] = 0.0
-        for p in range(indptr[i], indptr[i + 1]):
-            j = indices[p]
-            x = data[p]
-            for k in range(n_outputs):
-                out[i, k] += x * state[j, WEIGHT, k]
-        for k in range(n_outputs):
-            out[i, k] += state[intercept_row, WEIGHT, k]
-
-
-@_jit
-def csr_has_duplicate_indices(indices, indptr, n_features):
-    """True if some row of the CSR structure lists one column twice."""
-    last_row_seen = np.full(n_features, -1, dtype=np.int64)
-    for i in range(indptr.shape[0] - 1):
-        for p in range(indptr[i], indptr[i + 1]):
-            j = indices[p]
-            if last_row_seen[j] == i:
-                return True
-            last_row_seen[j] = i
-    return False

@@ -1,0 +1,111 @@
+"""What every training kernel shares: loss codes, slots, status codes, the loss
+derivatives of a row and the bound that decides when a row needs a dry run."""
+
+import math
+
+from ._jit import jit
+
+# Loss codes (ALGORITHMS.md, "Losses"). _losses.py maps names to these.
+HINGE = 0
+LOG_LOSS = 1
+SQUARED_HINGE = 2
+MODIFIED_HUBER = 3
+SQUARED_ERROR = 4
+EPSILON_INSENSITIVE = 5
+HUBER = 6
+
+# Slot 0 of every algorithm's state array holds the weights; the algorithm modules
+# name their other slots.
+WEIGHT = 0
+
+STATUS_OK = 0
+STATUS_NONFINITE_SCORE = 1
+STATUS_NONFINITE_UPDATE = 2
+
+
+@jit
+def loss_and_derivative(loss, p, y, epsilon):
+    """Return ``(l(p, y), dl/dp)`` for the loss with integer code ``loss``."""
+    if loss == LOG_LOSS:
+        z = y * p
+        # Two branches so that exp never overflows, whatever |p|.
+        if z > 0.0:
+            e = math.exp(-z)
+            return math.log1p(e), -y * e / (1.0 + e)
+        e = math.exp(z)
+        return math.log1p(e) - z, -y / (1.0 + e)
+    if loss == HINGE:
+        z = y * p
+        if z < 1.0:
+            return 1.0 - z, -y
+        return 0.0, 0.0
+    if loss == SQUARED_HINGE:
+        margin = 1.0 - y * p
+        if margin > 0.0:
+            return margin * margin, -2.0 * y * margin
+        return 0.0, 0.0
+    if loss == MODIFIED_HUBER:
+        z = y * p
+        if z >= 1.0:
+            return 0.0, 0.0
+        if z >= -1.0:
+            return (1.0 - z) * (1.0 - z), -2.0 * y * (1.0 - z)
+        return -4.0 * z, -4.0 * y
+    r = p - y
+    if loss == SQUARED_ERROR:
+        return 0.5 * r * r, r
+    if loss == EPSILON_INSENSITIVE:
+        excess = abs(r) - epsilon
+        if excess > 0.0:
+            return excess, math.copysign(1.0, r)
+        return 0.0, 0.0
+    # HUBER
+    if abs(r) <= epsilon:
+        return 0.5 * r * r, r
+    return epsilon * abs(r) - 0.5 * epsilon * epsilon, math.copysign(epsilon, r)
+
+
+@jit
+def row_derivatives(loss, epsilon, target, scores, row_weight, out_scaled_dloss):
+    """Fill ``out_scaled_dloss[k] = s_t * dl/dp`` for every output; return the row loss.
+
+    The row loss is the sum over outputs of l(p_k, y_k) (one-vs-rest for K > 1).
+    """
+    n_outputs = scores.shape[0]
+    row_loss = 0.0
+    if n_outputs == 1:
+        value, slope = loss_and_derivative(loss, scores[0], target, epsilon)
+        out_scaled_dloss[0] = row_weight * slope
+        return value
+    label = int(target)
+    for k in range(n_outputs):
+        y_k = 1.0 if k == label else -1.0
+        value, slope = loss_and_derivative(loss, scores[k], y_k, epsilon)
+        out_scaled_dloss[k] = row_weight * slope
+        row_loss += value
+    return row_loss
+
+
+@jit
+def all_finite(values):
+    for k in range(values.shape[0]):
+        if not math.isfinite(values[k]):
+            return False
+    return True
+
+
+# A row cannot produce a non-finite update when its largest gradient is below
+# SAFE_GRADIENT (so g**2 < 1e290 is below half an ulp of the largest float and
+# G + g**2 cannot overflow) and a bound on its weights after the update, which each
+# algorithm derives from its rule, stays below SAFE_WEIGHT. Other rows get a dry run
+# before being applied.
+SAFE_GRADIENT = 1e145
+SAFE_WEIGHT = 1e300
+
+
+@jit
+def row_is_safe(scaled_dloss, max_abs_x, weight_bound):
+    largest = 0.0
+    for k in range(scaled_dloss.shape[0]):
+        largest = max(largest, abs(scaled_dloss[k]))
+    return largest * max_abs_x < SAFE_GRADIENT and weight_bound < SAFE_WEIGHT
