@@ -7,9 +7,9 @@ from sklearn.base import RegressorMixin
 from sklearn.linear_model._base import LinearClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ._kernels import adagrad as _kernels
 from ._base import OnlineLinearModel
 from ._classification import OnlineClassifierMixin
+from ._kernels import adagrad as _kernels
 from ._losses import LOSS_CODES
 from ._regression import OnlineRegressorMixin
 from ._state import StateSlot

@@ -564,4 +564,3 @@ def da_pass(
     if regularized:
         da_weights_all(state, t0 + rows_done, eta, delta, l1, l2)
     return loss_sum, rows_done, status
-
