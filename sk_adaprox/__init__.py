@@ -8,10 +8,17 @@ row's non-zeros.
 from importlib.metadata import PackageNotFoundError, version
 
 from ._adagrad import AdaGradClassifier, AdaGradRegressor
+from ._ftrl import FTRLClassifier, FTRLRegressor
 
 try:
     __version__ = version("sk-adaprox")
 except PackageNotFoundError:  # running from a source tree that is not installed
     __version__ = "0.0.0+unknown"
 
-__all__ = ["AdaGradClassifier", "AdaGradRegressor", "__version__"]
+__all__ = [
+    "AdaGradClassifier",
+    "AdaGradRegressor",
+    "FTRLClassifier",
+    "FTRLRegressor",
+    "__version__",
+]

@@ -9,6 +9,13 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from ._base import OnlineLinearModel
 from ._classification import OnlineClassifierMixin
+from ._docstrings import (
+    CLASS_WEIGHT,
+    CLASSIFIER_COEF,
+    FIT_ATTRIBUTES,
+    REGRESSOR_COEF,
+    TRAINING_PARAMETERS,
+)
 from ._kernels import adagrad as _kernels
 from ._losses import LOSS_CODES
 from ._regression import OnlineRegressorMixin
@@ -71,8 +78,8 @@ class _AdaGrad:
         )
 
 
-_COMMON_PARAMETERS = """
-    update : {"mirror_descent", "dual_averaging"}, default="mirror_descent"
+_ADAGRAD_PARAMETERS = f"""update : {{"mirror_descent", "dual_averaging"}}, \
+default="mirror_descent"
         ``"mirror_descent"`` is composite mirror descent (the weights move by an
         adaptive gradient step, then an L1/L2 proximal step). ``"dual_averaging"``
         keeps the sum of past gradients and derives the weights from it; with ``l1``
@@ -90,43 +97,15 @@ _COMMON_PARAMETERS = """
         ``alpha`` in SGDClassifier: each round applies ``l1 * |w|``.
     l2 : float, default=0.0
         L2 regularisation strength, >= 0, applied as ``l2 / 2 * ||w||^2`` per round.
-    fit_intercept : bool, default=True
-        Whether to learn an (unregularised) intercept with its own accumulator.
-    max_iter : int, default=1000
-        Maximum number of passes over the data in :meth:`fit`.
-    tol : float or None, default=1e-3
-        :meth:`fit` stops when the mean training loss of a pass (per row, and per
-        class for one-vs-rest models; measured before each row's update) has not
-        improved by ``tol`` for ``n_iter_no_change`` consecutive passes. ``None``
-        disables it.
-    n_iter_no_change : int, default=5
-        Number of passes without improvement before stopping.
-    shuffle : bool, default=True
-        Whether :meth:`fit` visits the rows in a new random order each pass.
-        :meth:`partial_fit` always keeps the order it is given.
-    random_state : int, RandomState instance or None, default=None
-        Seed of the shuffling.
-    warm_start : bool, default=False
-        If True, :meth:`fit` continues from the fitted state instead of starting
-        over (same number of features and classes required).
-    verbose : int, default=0
-        If > 0, print one line per pass: rows, mean loss, non-zero weights, seconds."""
+    {TRAINING_PARAMETERS}"""
 
-_COMMON_ATTRIBUTES = """
-    intercept_sum_sq_grad_ : ndarray of shape (n_outputs,)
+_ADAGRAD_ATTRIBUTES = f"""intercept_sum_sq_grad_ : ndarray of shape (n_outputs,)
         Sum of squared intercept gradients.
     sum_grad_ : ndarray, same shape as ``coef_``
         Sum of gradients u of each coordinate (``update="dual_averaging"`` only).
     intercept_sum_grad_ : ndarray of shape (n_outputs,)
         Sum of intercept gradients (``update="dual_averaging"`` only).
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Names of features seen during fit, when X has string column names.
-    n_iter_ : int
-        Number of passes run by the last call to fit (1 after partial_fit).
-    t_ : int
-        Number of rounds (rows) trained on so far, across all calls."""
+    {FIT_ATTRIBUTES}"""
 
 
 class AdaGradClassifier(
@@ -145,24 +124,15 @@ class AdaGradClassifier(
 "squared_error"}}, default="log_loss"
         Loss on the score. ``"log_loss"`` and ``"modified_huber"`` give
         :meth:`predict_proba`.
-    {_COMMON_PARAMETERS}
-    class_weight : dict, "balanced" or None, default=None
-        Weights per class, multiplying the sample weight of each row of that class.
-        ``"balanced"`` uses ``n_samples / (n_classes * np.bincount(y))`` (fit only).
+    {_ADAGRAD_PARAMETERS}
+    {CLASS_WEIGHT}
 
     Attributes
     ----------
-    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
-        Weights. Like every state attribute below, a view into the model's one
-        state array (each feature's weights and accumulators side by side):
-        writing into it changes the model; copy it to keep a snapshot.
-    intercept_ : ndarray of shape (1,) or (n_classes,)
-        Intercepts.
-    classes_ : ndarray of shape (n_classes,)
-        The class labels.
+    {CLASSIFIER_COEF}
     sum_sq_grad_ : ndarray, same shape as ``coef_``
         Sum of squared gradients G of each coordinate.
-    {_COMMON_ATTRIBUTES}
+    {_ADAGRAD_ATTRIBUTES}
 
     See Also
     --------
@@ -244,19 +214,14 @@ default="squared_error"
     epsilon : float, default=0.1
         Width of the ``"huber"`` quadratic zone and of the ``"epsilon_insensitive"``
         dead zone.
-    {_COMMON_PARAMETERS}
+    {_ADAGRAD_PARAMETERS}
 
     Attributes
     ----------
-    coef_ : ndarray of shape (n_features,)
-        Weights. Like every state attribute below, a view into the model's one
-        state array (each feature's weights and accumulators side by side):
-        writing into it changes the model; copy it to keep a snapshot.
-    intercept_ : ndarray of shape (1,)
-        Intercept.
+    {REGRESSOR_COEF}
     sum_sq_grad_ : ndarray of shape (n_features,)
         Sum of squared gradients G of each coordinate.
-    {_COMMON_ATTRIBUTES}
+    {_ADAGRAD_ATTRIBUTES}
 
     See Also
     --------

@@ -23,11 +23,16 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval
-from sklearn.utils.validation import _check_sample_weight, validate_data
+from sklearn.utils.extmath import safe_sparse_dot
+from sklearn.utils.validation import (
+    _check_sample_weight,
+    check_is_fitted,
+    validate_data,
+)
 
 from ._kernels.common import STATUS_NONFINITE_SCORE, STATUS_OK, WEIGHT
 from ._kernels.sparse import csr_has_duplicate_indices, linear_scores
-from ._state import StateSlot, new_state
+from ._state import StateSlot, _is_sparsified, new_state
 
 
 class OnlineLinearModel(BaseEstimator):
@@ -93,6 +98,7 @@ class OnlineLinearModel(BaseEstimator):
 
     def _check_warm_start(self, n_features, n_outputs):
         """Raise unless the fitted state can be continued on data of this shape."""
+        self._check_training_state()
         expected = self._coef_shape(n_features, n_outputs)
         if self.coef_.shape != expected:
             raise ValueError(
@@ -103,12 +109,23 @@ class OnlineLinearModel(BaseEstimator):
 
     def _start_training(self, n_features, n_outputs):
         """Allocate fresh state and restart the round count."""
+        vars(self).pop("_served_coef", None)
+        vars(self).pop("_served_intercept", None)
         self._state = new_state(n_features, self._n_state_slots(), n_outputs)
         self.t_ = 0
+
+    def _check_training_state(self):
+        if "_state" not in vars(self):
+            raise ValueError(
+                f"This {type(self).__name__} was sparsified: sparsify() kept only "
+                "the weights, not the state training continues from. Call fit "
+                "(with warm_start=False) to train a new model."
+            )
 
     def _kernel_state(self):
         """The state array, made writable C-contiguous float64 first if it is not
         (e.g. a read-only memory map from ``joblib.load(..., mmap_mode="r")``)."""
+        self._check_training_state()
         state = self._state
         if not (
             state.dtype == np.float64
@@ -130,12 +147,70 @@ class OnlineLinearModel(BaseEstimator):
         X = validate_data(
             self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=False
         )
+        if _is_sparsified(self):
+            return self._served_scores(X)
         state = self._state
         if sp.issparse(X):
             scores = np.empty((X.shape[0], state.shape[2]))
             linear_scores(X.data, X.indices, X.indptr, state, scores)
             return scores
         return X @ state[:-1, WEIGHT, :] + state[-1, WEIGHT, :]
+
+    def _served_scores(self, X):
+        """Scores of a sparsified model, from its CSR (or densified) weights."""
+        coef = self._served_coef
+        n_outputs = self._served_intercept.shape[0]
+        weights = coef.T if sp.issparse(coef) else coef.reshape(n_outputs, -1).T
+        scores = safe_sparse_dot(X, weights, dense_output=True)
+        return np.asarray(scores) + self._served_intercept
+
+    # -- serving --------------------------------------------------------------------
+
+    def sparsify(self):
+        """Keep only what prediction needs: ``coef_`` as a scipy CSR matrix.
+
+        The training state (the accumulators, and the zero weights) is dropped, so
+        the model and its pickle shrink to its non-zero weights and intercepts,
+        which suits a model trained with ``l1`` and then stored and served.
+        Predictions are unchanged. Training cannot continue from a sparsified
+        model (``partial_fit`` and ``fit`` with ``warm_start=True`` raise
+        ``ValueError``); ``fit`` without warm start trains a new one.
+
+        Returns
+        -------
+        self : object
+            The sparsified estimator.
+        """
+        check_is_fitted(self)
+        if _is_sparsified(self):
+            self._served_coef = sp.csr_matrix(self._served_coef)
+            return self
+        state = self._kernel_state()
+        coef = state[:-1, WEIGHT, :].T  # (n_outputs, n_features)
+        self._served_coef = sp.csr_matrix(coef)
+        self._served_intercept = state[-1, WEIGHT, :].copy()
+        del self._state
+        return self
+
+    def densify(self):
+        """Turn a sparsified model's ``coef_`` back into a dense array.
+
+        ``coef_`` gets scikit-learn's shape again; the training state that
+        :meth:`sparsify` dropped does not come back. A model that was not
+        sparsified is left as it is.
+
+        Returns
+        -------
+        self : object
+            The estimator.
+        """
+        check_is_fitted(self)
+        coef = vars(self).get("_served_coef")
+        if coef is not None and sp.issparse(coef):
+            n_outputs, n_features = coef.shape
+            shape = self._coef_shape(n_features, n_outputs)
+            self._served_coef = coef.toarray().reshape(shape)
+        return self
 
     # -- the pass loop --------------------------------------------------------------
 
@@ -204,9 +279,7 @@ def _as_kernel_csr(X):
     """CSR without repeated column indices in a row, copying only when it must."""
     if not sp.issparse(X):
         return sp.csr_matrix(X)
-    if not X.has_canonical_format and csr_has_duplicate_indices(
-        X.indices, X.indptr, X.shape[1]
-    ):
+    if not X.has_canonical_format and csr_has_duplicate_indices(X.indices, X.indptr):
         X = X.copy()
         X.sum_duplicates()
     return X

@@ -11,9 +11,15 @@ are :class:`StateSlot` attributes: views of one slot, in scikit-learn's shapes. 
 are read-write (writing into them, or assigning an array of the same shape, changes
 the model) and are not stored separately, so pickling stores the state once and a
 loaded model keeps training where it stopped.
+
+``sparsify()`` replaces the state by the weights alone (``_served_coef``, a CSR
+matrix, and ``_served_intercept``): ``coef_`` and ``intercept_`` then return those,
+and the accumulators are gone.
 """
 
 import numpy as np
+
+from ._kernels.common import WEIGHT
 
 
 def new_state(n_features, n_slots, n_outputs):
@@ -43,14 +49,27 @@ class StateSlot:
     def __get__(self, estimator, owner=None):
         if estimator is None:
             return self
+        served = self._served(estimator)
+        if served is not None:
+            return served
         view = self._view(estimator)
         if view is None:
+            if _is_sparsified(estimator):
+                raise AttributeError(
+                    f"{self.name} was dropped by sparsify(), which keeps only what "
+                    "prediction needs."
+                )
             raise AttributeError(
                 f"{type(estimator).__name__!r} object has no attribute {self.name!r}"
             )
         return view
 
     def __set__(self, estimator, value):
+        if _is_sparsified(estimator):
+            raise AttributeError(
+                f"{self.name} cannot be set on a model that sparsify() reduced to "
+                "its weights; fit a new model instead."
+            )
         view = self._view(estimator)
         if view is None:
             raise AttributeError(
@@ -66,6 +85,13 @@ class StateSlot:
             )
         view[...] = value
 
+    def _served(self, estimator):
+        """The weights a sparsified model keeps, for the weight slot; else None."""
+        if self.slot != WEIGHT or not _is_sparsified(estimator):
+            return None
+        name = "_served_intercept" if self.intercept else "_served_coef"
+        return vars(estimator)[name]
+
     def _view(self, estimator):
         state = vars(estimator).get("_state")
         if state is None or self.slot >= state.shape[1]:
@@ -77,3 +103,7 @@ class StateSlot:
         if estimator._coef_shape(n_features, n_outputs) == (n_features,):
             return features[:, 0]
         return features.T
+
+
+def _is_sparsified(estimator):
+    return "_served_coef" in vars(estimator)

@@ -8,6 +8,7 @@ import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from problems import epoch_orders, sparse_problem
 from reference_adagrad import reference_adagrad
 
 from sk_adaprox import AdaGradClassifier, AdaGradRegressor
@@ -25,22 +26,6 @@ CLASSIFIER_LOSSES = [
 REGRESSOR_LOSSES = ["squared_error", "huber", "epsilon_insensitive"]
 REGULARIZATION = {"none": (0.0, 0.0), "l1": (0.02, 0.0), "l2": (0.0, 0.05)}
 REGULARIZATION["l1+l2"] = (0.02, 0.05)
-
-
-def _sparse_problem(n_samples=50, n_features=30, seed=0):
-    """Random sparse rows with the awkward cases the lazy kernels must get right.
-
-    Rows 3 and 17 are empty; feature 0 appears only in rows 1 and 45 (unseen for 43
-    rounds); the last feature never appears; values are exact in float32.
-    """
-    rng = np.random.default_rng(seed)
-    dense = rng.normal(size=(n_samples, n_features)).round(3).astype(np.float32)
-    dense *= rng.random((n_samples, n_features)) < 0.2
-    dense[[3, 17]] = 0.0
-    dense[:, 0] = 0.0
-    dense[[1, 45], 0] = [1.5, -2.0]
-    dense[:, -1] = 0.0
-    return sp.csr_matrix(dense.astype(np.float64))
 
 
 def _state_of(estimator, n_outputs):
@@ -68,22 +53,12 @@ def _assert_same_state(estimator, reference_state, n_outputs):
         )
 
 
-def _epoch_orders(n_samples, n_epochs, shuffle, random_state):
-    """The visiting order fit uses: a fresh permutation per pass when shuffling."""
-    rng = np.random.RandomState(random_state)
-    orders = [
-        rng.permutation(n_samples) if shuffle else np.arange(n_samples)
-        for _ in range(n_epochs)
-    ]
-    return np.concatenate(orders)
-
-
 @pytest.mark.parametrize("update", ["mirror_descent", "dual_averaging"])
 @pytest.mark.parametrize("regularization", list(REGULARIZATION))
 @pytest.mark.parametrize("loss", CLASSIFIER_LOSSES)
 @pytest.mark.parametrize("n_classes", [2, 3])
 def test_classifier_matches_reference(loss, update, regularization, n_classes):
-    X = _sparse_problem()
+    X = sparse_problem()
     rng = np.random.default_rng(1)
     y = rng.integers(0, n_classes, X.shape[0])
     sample_weight = rng.uniform(0.2, 2.0, X.shape[0])
@@ -96,7 +71,7 @@ def test_classifier_matches_reference(loss, update, regularization, n_classes):
 
     n_outputs = 1 if n_classes == 2 else n_classes
     targets = np.where(y == 1, 1.0, -1.0) if n_classes == 2 else y.astype(float)
-    order = _epoch_orders(X.shape[0], 3, shuffle=True, random_state=7)
+    order = epoch_orders(X.shape[0], 3, shuffle=True, random_state=7)
     expected, _ = reference_adagrad(
         X.toarray(),
         targets,
@@ -115,7 +90,7 @@ def test_classifier_matches_reference(loss, update, regularization, n_classes):
 @pytest.mark.parametrize("loss", REGRESSOR_LOSSES)
 @pytest.mark.parametrize("fit_intercept", [True, False])
 def test_regressor_matches_reference(loss, update, regularization, fit_intercept):
-    X = _sparse_problem(seed=2)
+    X = sparse_problem(seed=2)
     rng = np.random.default_rng(3)
     y = X @ rng.normal(size=X.shape[1]) + 0.3 * rng.normal(size=X.shape[0]) + 0.5
     sample_weight = rng.uniform(0.2, 2.0, X.shape[0])
@@ -136,7 +111,7 @@ def test_regressor_matches_reference(loss, update, regularization, fit_intercept
         n_outputs=1,
         epsilon=0.25,
         fit_intercept=fit_intercept,
-        order=_epoch_orders(X.shape[0], 2, shuffle=False, random_state=None),
+        order=epoch_orders(X.shape[0], 2, shuffle=False, random_state=None),
         **params,
     )
     _assert_same_state(reg, expected, 1)
@@ -145,7 +120,7 @@ def test_regressor_matches_reference(loss, update, regularization, fit_intercept
 
 
 def test_class_weight_multiplies_row_weight():
-    X = _sparse_problem()
+    X = sparse_problem()
     y = np.arange(X.shape[0]) % 3
     class_weight = {0: 0.5, 1: 2.0, 2: 1.0}
     sample_weight = np.linspace(0.5, 1.5, X.shape[0])
@@ -211,7 +186,7 @@ def test_random_problems_match_reference(
 
 
 def test_pass_loss_is_the_weighted_pre_update_loss():
-    X = _sparse_problem()
+    X = sparse_problem()
     rng = np.random.default_rng(4)
     targets = np.where(rng.random(X.shape[0]) < 0.5, 1.0, -1.0)
     row_weights = rng.uniform(0.5, 1.5, X.shape[0])

@@ -29,13 +29,23 @@ def linear_scores(data, indices, indptr, state, out):
 
 
 @jit
-def csr_has_duplicate_indices(indices, indptr, n_features):
-    """True if some row of the CSR structure lists one column twice."""
-    last_row_seen = np.full(n_features, -1, dtype=np.int64)
+def csr_has_duplicate_indices(indices, indptr):
+    """True if some row of the CSR structure lists one column twice.
+
+    Sorts a copy of each row's indices, so it costs O(nnz log(row length)) and
+    memory for the longest row, never O(n_features).
+    """
+    longest = 0
     for i in range(indptr.shape[0] - 1):
-        for p in range(indptr[i], indptr[i + 1]):
-            j = indices[p]
-            if last_row_seen[j] == i:
+        longest = max(longest, indptr[i + 1] - indptr[i])
+    row = np.empty(longest, dtype=indices.dtype)
+    for i in range(indptr.shape[0] - 1):
+        length = indptr[i + 1] - indptr[i]
+        if length < 2:
+            continue
+        row[:length] = indices[indptr[i] : indptr[i + 1]]
+        row[:length].sort()
+        for p in range(1, length):
+            if row[p] == row[p - 1]:
                 return True
-            last_row_seen[j] = i
     return False

@@ -1,0 +1,296 @@
+"""FTRL-Proximal estimators (McMahan et al. 2013; ALGORITHMS.md §2)."""
+
+from numbers import Real
+
+from sklearn.base import RegressorMixin
+from sklearn.linear_model._base import LinearClassifierMixin
+from sklearn.utils._param_validation import Interval
+
+from ._base import OnlineLinearModel
+from ._classification import OnlineClassifierMixin
+from ._docstrings import (
+    CLASS_WEIGHT,
+    CLASSIFIER_COEF,
+    FIT_ATTRIBUTES,
+    REGRESSOR_COEF,
+    TRAINING_PARAMETERS,
+)
+from ._kernels import ftrl as _kernels
+from ._losses import LOSS_CODES
+from ._regression import OnlineRegressorMixin
+from ._state import StateSlot
+
+
+class _FTRL:
+    """The FTRL-Proximal algorithm: its parameters, state slots and kernel calls.
+
+    State slots (views shaped like ``coef_``, or ``intercept_`` for the
+    ``intercept_*`` ones): ``z_`` and ``n_`` of McMahan et al.; the weights are a
+    closed form of them, kept current in the ``WEIGHT`` slot by the kernel.
+    """
+
+    _parameter_constraints: dict = {
+        "alpha": [Interval(Real, 0, None, closed="neither")],
+        "beta": [Interval(Real, 0, None, closed="left")],
+    }
+    _step_size_name = "alpha"
+
+    z_ = StateSlot(_kernels.Z)
+    intercept_z_ = StateSlot(_kernels.Z, intercept=True)
+    n_ = StateSlot(_kernels.N)
+    intercept_n_ = StateSlot(_kernels.N, intercept=True)
+
+    def _n_state_slots(self):
+        return 3  # WEIGHT, N, Z
+
+    def _start_training(self, n_features, n_outputs):
+        super()._start_training(n_features, n_outputs)
+        # z = n = 0 gives w = 0 under any parameters: the weights are current.
+        self._weights_computed_with = self._weight_parameters()
+
+    def _weight_parameters(self):
+        return (float(self.alpha), float(self.beta), float(self.l1), float(self.l2))
+
+    def _run_pass(self, X, targets, row_weights, order):
+        state = self._kernel_state()
+        alpha, beta, l1, l2 = self._weight_parameters()
+        if getattr(self, "_weights_computed_with", None) != (alpha, beta, l1, l2):
+            # First pass, or the parameters changed since the weights were last
+            # written (set_params between calls): every weight is a closed form of
+            # its z and n under the parameters, so rewrite them all once.
+            _kernels.weights_all(state, alpha, beta, l1, l2)
+            self._weights_computed_with = (alpha, beta, l1, l2)
+        return _kernels.ftrl_pass(
+            X.data,
+            X.indices,
+            X.indptr,
+            targets,
+            row_weights,
+            order,
+            state,
+            LOSS_CODES[self.loss],
+            float(getattr(self, "epsilon", 0.0)),
+            alpha,
+            beta,
+            l1,
+            l2,
+            bool(self.fit_intercept),
+        )
+
+
+_FTRL_PARAMETERS = f"""alpha : float, default=0.1
+        Learning rate, > 0. A coordinate's weight is
+        ``-(z - sign(z) * l1) / ((beta + sqrt(n)) / alpha + l2)``, so its step size is
+        about ``alpha / sqrt(n)``: rarely seen features keep large steps.
+    beta : float, default=1.0
+        Added to ``sqrt(n)``, >= 0; damps the first steps of each coordinate.
+    l1 : float, default=0.0
+        L1 regularisation strength, >= 0, on the *summed* training loss, as in the
+        paper and in other FTRL implementations: a weight is exactly 0 while
+        ``|z| <= l1``. The same ``alpha, beta, l1, l2`` and row order give the same
+        weights here as there (where those implementations regularise the bias as
+        a feature, compare with ``fit_intercept=False`` and a constant column).
+        AdaGrad's ``l1`` weighs the *mean* loss instead: over t rounds, FTRL's
+        ``l1`` acts roughly like AdaGrad's ``l1 / t``.
+    l2 : float, default=0.0
+        L2 regularisation strength, >= 0, on the summed training loss (adds
+        ``l2`` to the denominator of every weight).
+    {TRAINING_PARAMETERS}"""
+
+_FTRL_ATTRIBUTES = f"""z_ : ndarray, same shape as ``coef_``
+        z of each coordinate: its sum of gradients, corrected by ``sigma * w`` at
+        every step (McMahan et al., Algorithm 1).
+    n_ : ndarray, same shape as ``coef_``
+        n of each coordinate: its sum of squared gradients. It says how much
+        gradient a feature has seen; 0 for a feature no row has touched.
+    intercept_z_ : ndarray of shape (n_outputs,)
+        z of the intercept.
+    intercept_n_ : ndarray of shape (n_outputs,)
+        n of the intercept.
+    {FIT_ATTRIBUTES}"""
+
+_NOTES = """Each weight is a closed form of its own ``z_`` and ``n_``, so a round
+    changes only the coordinates of the row's non-zeros, and training costs time in
+    proportion to the non-zeros whatever ``l1`` and ``l2`` are. A weight whose
+    ``|z|`` falls back under ``l1`` is exactly 0. Changing ``alpha``, ``beta``,
+    ``l1`` or ``l2`` between :meth:`partial_fit` calls recomputes every weight from
+    ``z_`` and ``n_`` once."""
+
+_REFERENCE = """H. B. McMahan, G. Holt, D. Sculley et al. Ad Click Prediction: a View
+    from the Trenches. KDD 2013."""
+
+
+class FTRLClassifier(
+    OnlineClassifierMixin, LinearClassifierMixin, _FTRL, OnlineLinearModel
+):
+    __doc__ = f"""Linear classifier trained by FTRL-Proximal ("follow the regularised
+    leader"), the per-coordinate learner of McMahan et al.'s click prediction paper.
+
+    Each feature has its own learning rate, shrinking with the gradients it has
+    seen, and L1 regularisation gives exactly sparse models. The cost of a row is
+    proportional to its non-zeros. Multiclass problems are one-vs-rest, all classes
+    updated in one pass.
+
+    Parameters
+    ----------
+    loss : {{"log_loss", "hinge", "squared_hinge", "modified_huber", \
+"squared_error"}}, default="log_loss"
+        Loss on the score. ``"log_loss"`` and ``"modified_huber"`` give
+        :meth:`predict_proba`.
+    {_FTRL_PARAMETERS}
+    {CLASS_WEIGHT}
+
+    Attributes
+    ----------
+    {CLASSIFIER_COEF}
+    {_FTRL_ATTRIBUTES}
+
+    See Also
+    --------
+    FTRLRegressor : The same algorithm for regression.
+    AdaGradClassifier : Per-coordinate rates with mirror descent or dual averaging.
+
+    Notes
+    -----
+    {_NOTES}
+
+    References
+    ----------
+    {_REFERENCE}
+
+    Examples
+    --------
+    >>> from sk_adaprox import FTRLClassifier
+    >>> from sk_adaprox.datasets import make_rare_features
+    >>> X, y = make_rare_features(2000, 5000, random_state=0)
+    >>> clf = FTRLClassifier(l1=1.0, random_state=0).fit(X, y)
+    >>> clf.predict(X[:3]).shape
+    (3,)
+    """
+
+    _parameter_constraints: dict = {
+        **OnlineLinearModel._parameter_constraints,
+        **_FTRL._parameter_constraints,
+        **OnlineClassifierMixin._parameter_constraints,
+    }
+
+    def __init__(
+        self,
+        loss="log_loss",
+        *,
+        alpha=0.1,
+        beta=1.0,
+        l1=0.0,
+        l2=0.0,
+        fit_intercept=True,
+        max_iter=1000,
+        tol=1e-3,
+        n_iter_no_change=5,
+        shuffle=True,
+        random_state=None,
+        warm_start=False,
+        class_weight=None,
+        verbose=0,
+    ):
+        self.loss = loss
+        self.alpha = alpha
+        self.beta = beta
+        self.l1 = l1
+        self.l2 = l2
+        self.fit_intercept = fit_intercept
+        self.max_iter = max_iter
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
+        self.shuffle = shuffle
+        self.random_state = random_state
+        self.warm_start = warm_start
+        self.class_weight = class_weight
+        self.verbose = verbose
+
+
+class FTRLRegressor(OnlineRegressorMixin, RegressorMixin, _FTRL, OnlineLinearModel):
+    __doc__ = f"""Linear regressor trained by FTRL-Proximal, per-coordinate learning
+    rates with exactly sparse L1 models (McMahan et al. 2013).
+
+    The cost of a row is proportional to its non-zeros. Like any gradient method it
+    needs features on a common scale, and a target that is roughly centred (or wrap
+    it in ``TransformedTargetRegressor``).
+
+    Parameters
+    ----------
+    loss : {{"squared_error", "huber", "epsilon_insensitive"}}, \
+default="squared_error"
+        Loss on the residual.
+    epsilon : float, default=0.1
+        Width of the ``"huber"`` quadratic zone and of the ``"epsilon_insensitive"``
+        dead zone.
+    {_FTRL_PARAMETERS}
+
+    Attributes
+    ----------
+    {REGRESSOR_COEF}
+    {_FTRL_ATTRIBUTES}
+
+    See Also
+    --------
+    FTRLClassifier : The same algorithm for classification.
+    AdaGradRegressor : Per-coordinate rates with mirror descent or dual averaging.
+
+    Notes
+    -----
+    {_NOTES}
+
+    References
+    ----------
+    {_REFERENCE}
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sk_adaprox import FTRLRegressor
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(500, 3))
+    >>> y = X @ [1.0, -2.0, 0.5] + 0.01 * rng.normal(size=500)
+    >>> reg = FTRLRegressor(random_state=0).fit(X, y)
+    >>> bool(reg.score(X, y) > 0.99)
+    True
+    """
+
+    _parameter_constraints: dict = {
+        **OnlineLinearModel._parameter_constraints,
+        **_FTRL._parameter_constraints,
+        **OnlineRegressorMixin._parameter_constraints,
+    }
+
+    def __init__(
+        self,
+        loss="squared_error",
+        *,
+        epsilon=0.1,
+        alpha=0.1,
+        beta=1.0,
+        l1=0.0,
+        l2=0.0,
+        fit_intercept=True,
+        max_iter=1000,
+        tol=1e-3,
+        n_iter_no_change=5,
+        shuffle=True,
+        random_state=None,
+        warm_start=False,
+        verbose=0,
+    ):
+        self.loss = loss
+        self.epsilon = epsilon
+        self.alpha = alpha
+        self.beta = beta
+        self.l1 = l1
+        self.l2 = l2
+        self.fit_intercept = fit_intercept
+        self.max_iter = max_iter
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
+        self.shuffle = shuffle
+        self.random_state = random_state
+        self.warm_start = warm_start
+        self.verbose = verbose

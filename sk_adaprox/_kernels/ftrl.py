@@ -1,0 +1,258 @@
+"""FTRL-Proximal kernels (McMahan et al. 2013, Algorithm 1; ALGORITHMS.md §2).
+
+State slots (the middle axis of the state array): ``WEIGHT``, ``N`` (n, the sum of
+squared gradients) and ``Z`` (z). A weight is a closed form of its own z and n, so the
+kernel rewrites a coordinate's ``WEIGHT`` slot whenever it updates that coordinate's z
+and n: the slot is always current, a coordinate that no row touches never changes,
+and a pass costs O(its non-zeros) whatever ``l1`` and ``l2`` are.
+"""
+
+import math
+
+import numpy as np
+
+from ._jit import jit
+from .common import (
+    STATUS_NONFINITE_SCORE,
+    STATUS_NONFINITE_UPDATE,
+    STATUS_OK,
+    WEIGHT,
+    all_finite,
+    row_derivatives,
+    row_is_safe,
+)
+
+N = 1
+Z = 2
+
+
+@jit
+def weight(z, n, alpha, beta, l1, l2):
+    """w = -(z - sign(z) l1) / ((beta + sqrt(n)) / alpha + l2), and 0 where |z| <= l1.
+
+    Also 0 where the denominator is 0 (beta = l2 = 0 and every g**2 underflowed).
+    """
+    if abs(z) <= l1:
+        return 0.0
+    denominator = (beta + math.sqrt(n)) / alpha + l2
+    if denominator == 0.0:
+        return 0.0
+    return -(z - math.copysign(l1, z)) / denominator
+
+
+@jit
+def step(w, z, n, g, alpha, beta, l1, l2):
+    """One §2 round for one coordinate whose current weight is ``w``; returns the new
+    ``(w, z, n)``."""
+    new_n = n + g * g
+    sigma = (math.sqrt(new_n) - math.sqrt(n)) / alpha
+    new_z = z + g - sigma * w
+    return weight(new_z, new_n, alpha, beta, l1, l2), new_z, new_n
+
+
+@jit
+def weights_all(state, alpha, beta, l1, l2):
+    """Write every coordinate's closed-form weight of its (z, n) into ``WEIGHT``
+    (the intercept with l1 = l2 = 0). O(n_features): only when the parameters
+    change between passes."""
+    n_features = state.shape[0] - 1
+    for j in range(n_features + 1):
+        l1_j = l1 if j < n_features else 0.0
+        l2_j = l2 if j < n_features else 0.0
+        for k in range(state.shape[2]):
+            state[j, WEIGHT, k] = weight(
+                state[j, Z, k], state[j, N, k], alpha, beta, l1_j, l2_j
+            )
+
+
+@jit
+def _row_update(
+    data, indices, start, end, scaled_dloss, state, alpha, beta, l1, l2, dry_run
+):
+    """Apply round t's step to the row's features; with ``dry_run`` only compute it.
+    Return whether every new value is finite."""
+    finite = True
+    for p in range(start, end):
+        j = indices[p]
+        x = data[p]
+        for k in range(scaled_dloss.shape[0]):
+            new_w, new_z, new_n = step(
+                state[j, WEIGHT, k],
+                state[j, Z, k],
+                state[j, N, k],
+                scaled_dloss[k] * x,
+                alpha,
+                beta,
+                l1,
+                l2,
+            )
+            if dry_run:
+                finite &= (
+                    math.isfinite(new_w)
+                    and math.isfinite(new_z)
+                    and math.isfinite(new_n)
+                )
+            else:
+                state[j, WEIGHT, k] = new_w
+                state[j, Z, k] = new_z
+                state[j, N, k] = new_n
+    return finite
+
+
+@jit
+def _intercept_update(scaled_dloss, intercept_state, alpha, beta, dry_run):
+    """The intercept's step (``intercept_state`` is the state's last row): the same
+    recursion with l1 = l2 = 0."""
+    finite = True
+    for k in range(scaled_dloss.shape[0]):
+        new_b, new_z, new_n = step(
+            intercept_state[WEIGHT, k],
+            intercept_state[Z, k],
+            intercept_state[N, k],
+            scaled_dloss[k],
+            alpha,
+            beta,
+            0.0,
+            0.0,
+        )
+        if dry_run:
+            finite &= (
+                math.isfinite(new_b) and math.isfinite(new_z) and math.isfinite(new_n)
+            )
+        else:
+            intercept_state[WEIGHT, k] = new_b
+            intercept_state[Z, k] = new_z
+            intercept_state[N, k] = new_n
+    return finite
+
+
+@jit
+def _weight_bound(
+    scaled_dloss, max_abs_x, min_abs_x, max_abs_w, max_abs_z, alpha, beta
+):
+    """A bound on |z| and |w| of the row's coordinates after this round's step.
+
+    With g the largest |gradient| of the row, sigma <= |g| / alpha, so
+    |z'| <= |z| + |g| (1 + |w| / alpha); and n' >= g**2 for a coordinate whose
+    gradient is non-zero, so |w'| <= alpha |z'| / (beta + |g|) with the smallest such
+    |g| (coordinates with g == 0 keep their values). Infinite when that smallest
+    gradient is 0 and beta == 0: such a row gets a dry run.
+    """
+    largest = 0.0
+    smallest = math.inf
+    for k in range(scaled_dloss.shape[0]):
+        slope = abs(scaled_dloss[k])
+        largest = max(largest, slope)
+        if slope > 0.0:
+            smallest = min(smallest, slope)
+    z_bound = max_abs_z + largest * max_abs_x * (1.0 + max_abs_w / alpha)
+    smallest_gradient = smallest * min_abs_x
+    if beta + smallest_gradient == 0.0:
+        return math.inf
+    return max(z_bound, alpha * z_bound / (beta + smallest_gradient))
+
+
+@jit
+def ftrl_pass(
+    data,
+    indices,
+    indptr,
+    targets,
+    row_weights,
+    order,
+    state,
+    loss,
+    epsilon,
+    alpha,
+    beta,
+    l1,
+    l2,
+    fit_intercept,
+):
+    """One pass of FTRL-Proximal over the rows in ``order``.
+
+    ``state`` has the slots ``WEIGHT``, ``N`` and ``Z``; ``WEIGHT`` holds each
+    coordinate's closed-form weight of its (z, n), so scores read it directly.
+    """
+    n_outputs = state.shape[2]
+    intercept_state = state[state.shape[0] - 1]
+    scores = np.empty(n_outputs)
+    scaled_dloss = np.empty(n_outputs)
+    loss_sum = 0.0
+    status = STATUS_OK
+    rows_done = 0
+    for pos in range(order.shape[0]):
+        i = order[pos]
+        start = indptr[i]
+        end = indptr[i + 1]
+        # Score with the weights after round t - 1; note the bounds of the row.
+        max_abs_x = 0.0
+        min_abs_x = math.inf
+        max_abs_w = 0.0
+        max_abs_z = 0.0
+        for k in range(n_outputs):
+            scores[k] = intercept_state[WEIGHT, k]
+            if fit_intercept:
+                max_abs_x = 1.0
+                min_abs_x = 1.0
+                max_abs_w = max(max_abs_w, abs(scores[k]))
+                max_abs_z = max(max_abs_z, abs(intercept_state[Z, k]))
+        for p in range(start, end):
+            j = indices[p]
+            x = data[p]
+            if x != 0.0:
+                max_abs_x = max(max_abs_x, abs(x))
+                min_abs_x = min(min_abs_x, abs(x))
+            for k in range(n_outputs):
+                w = state[j, WEIGHT, k]
+                scores[k] += w * x
+                max_abs_w = max(max_abs_w, abs(w))
+                max_abs_z = max(max_abs_z, abs(state[j, Z, k]))
+        row_loss = row_derivatives(
+            loss, epsilon, targets[i], scores, row_weights[i], scaled_dloss
+        )
+        if not (all_finite(scores) and all_finite(scaled_dloss)):
+            status = STATUS_NONFINITE_SCORE
+            break
+        bound = _weight_bound(
+            scaled_dloss, max_abs_x, min_abs_x, max_abs_w, max_abs_z, alpha, beta
+        )
+        if not row_is_safe(scaled_dloss, max_abs_x, bound):
+            finite = _row_update(
+                data,
+                indices,
+                start,
+                end,
+                scaled_dloss,
+                state,
+                alpha,
+                beta,
+                l1,
+                l2,
+                True,
+            )
+            if fit_intercept:
+                finite &= _intercept_update(
+                    scaled_dloss, intercept_state, alpha, beta, True
+                )
+            if not finite:
+                status = STATUS_NONFINITE_UPDATE
+                break
+        _row_update(
+            data,
+            indices,
+            start,
+            end,
+            scaled_dloss,
+            state,
+            alpha,
+            beta,
+            l1,
+            l2,
+            False,
+        )
+        if fit_intercept:
+            _intercept_update(scaled_dloss, intercept_state, alpha, beta, False)
+        loss_sum += row_weights[i] * row_loss
+        rows_done += 1
+    return loss_sum, rows_done, status

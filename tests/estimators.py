@@ -1,0 +1,81 @@
+"""The estimators under test, by algorithm: one place that names them all.
+
+Tests that check what *every* sk_adaprox estimator guarantees (partial_fit streams,
+input formats, state handling, divergence, ...) parametrize over ``ALGORITHMS`` and
+build estimators with :func:`make`, so a new algorithm is covered by adding one
+entry here. This module is a test helper, not a test file.
+"""
+
+from dataclasses import dataclass, field
+
+from sk_adaprox import (
+    AdaGradClassifier,
+    AdaGradRegressor,
+    FTRLClassifier,
+    FTRLRegressor,
+)
+
+
+@dataclass(frozen=True)
+class Algorithm:
+    """One update rule: its estimator classes, the parameters that select the rule,
+    its step-size parameter and the names of its fitted state attributes."""
+
+    classifier: type
+    regressor: type
+    step_size: str
+    state: tuple
+    params: dict = field(default_factory=dict)
+
+
+ALGORITHMS = {
+    "adagrad_md": Algorithm(
+        AdaGradClassifier,
+        AdaGradRegressor,
+        "eta",
+        ("coef_", "intercept_", "sum_sq_grad_", "intercept_sum_sq_grad_"),
+        {"update": "mirror_descent"},
+    ),
+    "adagrad_da": Algorithm(
+        AdaGradClassifier,
+        AdaGradRegressor,
+        "eta",
+        (
+            "coef_",
+            "intercept_",
+            "sum_sq_grad_",
+            "intercept_sum_sq_grad_",
+            "sum_grad_",
+            "intercept_sum_grad_",
+        ),
+        {"update": "dual_averaging"},
+    ),
+    "ftrl": Algorithm(
+        FTRLClassifier,
+        FTRLRegressor,
+        "alpha",
+        ("coef_", "intercept_", "z_", "n_", "intercept_z_", "intercept_n_"),
+    ),
+}
+
+
+def make(algorithm, kind, *, step_size=None, **params):
+    """An estimator of ``algorithm`` (a key of ALGORITHMS) for ``kind``
+    ("classifier"/"binary"/"multiclass" or "regressor"), with ``params`` and, if
+    given, ``step_size`` as the algorithm's step-size parameter (eta or alpha)."""
+    spec = ALGORITHMS[algorithm]
+    estimator_class = spec.regressor if kind == "regressor" else spec.classifier
+    if step_size is not None:
+        params[spec.step_size] = step_size
+    return estimator_class(**spec.params, **params)
+
+
+def state_of(estimator):
+    """The estimator's fitted state attributes by name (arrays, not copies)."""
+    for spec in ALGORITHMS.values():
+        if isinstance(estimator, spec.classifier | spec.regressor) and (
+            not spec.params
+            or all(getattr(estimator, k) == v for k, v in spec.params.items())
+        ):
+            return {name: getattr(estimator, name) for name in spec.state}
+    raise TypeError(f"no algorithm in ALGORITHMS matches {estimator!r}")
