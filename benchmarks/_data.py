@@ -79,6 +79,30 @@ def a9a():
     return X, y, X_test, y_test
 
 
+def a9a_hashed(n_features=2**18):
+    """a9a's one-hot columns hashed into ``n_features`` buckets, as click features
+    are: each active column j becomes the string "f<j>" fed to a FeatureHasher."""
+    from sklearn.feature_extraction import FeatureHasher
+
+    hasher = FeatureHasher(
+        n_features=n_features, input_type="string", alternate_sign=False
+    )
+    X, y, X_test, y_test = a9a()
+
+    def hashed(matrix):
+        rows = np.split(matrix.indices, matrix.indptr[1:-1])
+        return hasher.transform([f"f{j}" for j in row] for row in rows)
+
+    return hashed(X), y, hashed(X_test), y_test
+
+
+def agaricus():
+    """UCI Mushroom, one-hot (126 features), labels 0/1."""
+    X, y = _svmlight("agaricus.txt.train.xz", n_features=126)
+    X_test, y_test = _svmlight("agaricus.txt.test.xz", n_features=126)
+    return X, y, X_test, y_test
+
+
 def ijcnn1_standardized():
     """ijcnn1 (22 dense features), standardised on the training split."""
     X, y = _svmlight("ijcnn1.trn.xz", n_features=22)

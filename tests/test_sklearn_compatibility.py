@@ -2,7 +2,12 @@
 
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from sk_adaprox import AdaGradClassifier, AdaGradRegressor
+from sk_adaprox import (
+    AdaGradClassifier,
+    AdaGradRegressor,
+    FTRLClassifier,
+    FTRLRegressor,
+)
 
 _ONLINE_WEIGHTS = (
     "online updates: a row of weight k is one step of size k, not k steps, so "
@@ -24,6 +29,10 @@ def _expected_failed_checks(estimator):
         AdaGradClassifier(update="dual_averaging", l1=1e-4, loss="modified_huber"),
         AdaGradRegressor(),
         AdaGradRegressor(update="dual_averaging", l2=1e-4, loss="huber"),
+        FTRLClassifier(),
+        FTRLClassifier(l1=0.5, l2=0.1, loss="modified_huber"),
+        FTRLRegressor(),
+        FTRLRegressor(l1=0.5, l2=0.1, loss="huber"),
     ],
     expected_failed_checks=_expected_failed_checks,
     xfail_strict=True,

@@ -2,6 +2,7 @@
 
 Everything a model learns is one ``(n_features + 1, n_slots, K)`` array; ``coef_``,
 ``intercept_`` and the accumulators are views of its slots in scikit-learn's shapes.
+Every test runs for every algorithm in ``estimators.ALGORITHMS``.
 """
 
 import tracemalloc
@@ -9,11 +10,21 @@ import tracemalloc
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from estimators import ALGORITHMS, make, state_of
+from sklearn.base import is_regressor
 from sklearn.utils.extmath import safe_sparse_dot
 
-from sk_adaprox import AdaGradClassifier, AdaGradRegressor
-
-UPDATES = ["mirror_descent", "dual_averaging"]
+# Each algorithm's state attributes shaped like coef_ and like intercept_, and the
+# one that sums squared gradients (> 0 wherever a weight has moved).
+STATE_SHAPES = {
+    "adagrad_md": (["coef_", "sum_sq_grad_"], ["intercept_", "intercept_sum_sq_grad_"]),
+    "adagrad_da": (
+        ["coef_", "sum_sq_grad_", "sum_grad_"],
+        ["intercept_", "intercept_sum_sq_grad_", "intercept_sum_grad_"],
+    ),
+    "ftrl": (["coef_", "z_", "n_"], ["intercept_", "intercept_z_", "intercept_n_"]),
+}
+SUM_SQ_GRAD = {"adagrad_md": "sum_sq_grad_", "adagrad_da": "sum_sq_grad_", "ftrl": "n_"}
 
 
 def _problem(n_classes, n_samples=60, n_features=15, seed=0):
@@ -23,26 +34,25 @@ def _problem(n_classes, n_samples=60, n_features=15, seed=0):
     return X, y
 
 
-def _fitted(kind, update, **params):
+def _fitted(kind, algorithm, **params):
     if kind == "regressor":
         X, y = _problem(None)
-        model = AdaGradRegressor(update=update, max_iter=3, tol=None, **params)
     else:
         X, y = _problem(2 if kind == "binary" else 4)
-        model = AdaGradClassifier(update=update, max_iter=3, tol=None, **params)
+    model = make(algorithm, kind, max_iter=3, tol=None, **params)
     return model.fit(X, y), X
 
 
 def _scores(model, X):
-    if isinstance(model, AdaGradRegressor):
+    if is_regressor(model):
         return model.predict(X)
     return model.decision_function(X)
 
 
-@pytest.mark.parametrize("update", UPDATES)
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
 @pytest.mark.parametrize("kind", ["binary", "multiclass", "regressor"])
-def test_state_attributes_have_sklearn_shapes(kind, update):
-    model, X = _fitted(kind, update)
+def test_state_attributes_have_sklearn_shapes(kind, algorithm):
+    model, X = _fitted(kind, algorithm)
     n_features = X.shape[1]
     coef_shape = {
         "binary": (1, n_features),
@@ -50,27 +60,27 @@ def test_state_attributes_have_sklearn_shapes(kind, update):
         "regressor": (n_features,),
     }[kind]
     n_outputs = 1 if kind != "multiclass" else 4
-    names = ["coef_", "sum_sq_grad_"]
-    intercept_names = ["intercept_", "intercept_sum_sq_grad_"]
-    if update == "dual_averaging":
-        names.append("sum_grad_")
-        intercept_names.append("intercept_sum_grad_")
-    else:
-        assert not hasattr(model, "sum_grad_")
-        assert not hasattr(model, "intercept_sum_grad_")
+    names, intercept_names = STATE_SHAPES[algorithm]
+    assert sorted(state_of(model)) == sorted(names + intercept_names)
+    # No other algorithm's state (e.g. no sum_grad_ for mirror descent).
+    for other in ALGORITHMS.values():
+        for name in set(other.state) - set(names + intercept_names):
+            assert not hasattr(model, name), name
     for name in names:
         value = getattr(model, name)
         assert value.shape == coef_shape and value.dtype == np.float64, name
     for name in intercept_names:
         assert getattr(model, name).shape == (n_outputs,), name
     # Distinct slots: G > 0 where coef_ moved, and they are not the same numbers.
-    assert np.all(model.sum_sq_grad_[model.coef_ != 0] > 0)
-    assert not np.array_equal(model.coef_, model.sum_sq_grad_)
+    sum_sq_grad = getattr(model, SUM_SQ_GRAD[algorithm])
+    assert np.all(sum_sq_grad[model.coef_ != 0] > 0)
+    assert not np.array_equal(model.coef_, sum_sq_grad)
 
 
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
 @pytest.mark.parametrize("kind", ["binary", "multiclass", "regressor"])
-def test_writing_coef_changes_the_model(kind):
-    model, X = _fitted(kind, "mirror_descent")
+def test_writing_coef_changes_the_model(kind, algorithm):
+    model, X = _fitted(kind, algorithm)
     new_coef = np.random.default_rng(1).normal(size=model.coef_.shape)
     model.coef_ = new_coef
     model.intercept_[...] = 0.5
@@ -82,22 +92,24 @@ def test_writing_coef_changes_the_model(kind):
     np.testing.assert_allclose(_scores(model, X), 0.5, rtol=0)
 
 
-def test_setting_state_of_the_wrong_shape_or_before_fit_is_an_error():
-    model, _ = _fitted("binary", "mirror_descent")
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_setting_state_of_the_wrong_shape_or_before_fit_is_an_error(algorithm):
+    model, _ = _fitted("binary", algorithm)
     before = model.coef_.copy()
     with pytest.raises(ValueError, match=r"coef_ has shape \(1, 15\).*\(1, 14\)"):
         model.coef_ = np.zeros((1, 14))
     np.testing.assert_array_equal(model.coef_, before)
     with pytest.raises(AttributeError, match="fit the model before setting"):
-        AdaGradClassifier().coef_ = before
+        make(algorithm, "classifier").coef_ = before
     with pytest.raises(AttributeError, match="has no attribute 'coef_'"):
-        _ = AdaGradClassifier().coef_
+        _ = make(algorithm, "classifier").coef_
 
 
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("kind", ["binary", "multiclass", "regressor"])
-def test_sparse_scores_equal_scipy_and_dense(kind, dtype):
-    model, X = _fitted(kind, "dual_averaging", l1=0.01)
+def test_sparse_scores_equal_scipy_and_dense(kind, dtype, algorithm):
+    model, X = _fitted(kind, algorithm, l1=0.01)
     X = X.astype(dtype)
     coef = model.coef_.reshape(-1, X.shape[1])
     # Same floats as scipy (same summation order), and as the dense path.
@@ -113,14 +125,16 @@ def test_sparse_scores_equal_scipy_and_dense(kind, dtype):
     np.testing.assert_array_equal(_scores(model, X64), scipy_scores)
 
 
-def test_sparse_prediction_does_not_copy_the_weights():
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_sparse_prediction_does_not_copy_the_weights(algorithm):
     """One row against a million features: O(row), not O(n_features) memory."""
     n_features = 1_000_000
     X = sp.csr_matrix(
         (np.ones(4), np.array([3, 10, 500_000, 999_999]), np.array([0, 2, 4])),
         shape=(2, n_features),
     )
-    model = AdaGradClassifier(loss="log_loss").partial_fit(X, [0, 1], classes=[0, 1])
+    model = make(algorithm, "classifier", loss="log_loss")
+    model.partial_fit(X, [0, 1], classes=[0, 1])
     model.predict_proba(X[:1])  # compile before measuring
     tracemalloc.start()
     proba = model.predict_proba(X[:1])
