@@ -37,8 +37,8 @@ def reuters_moneyfx():
     return X, y, X_test, y_test
 
 
-def news20(max_features=None):
-    """20 Newsgroups by date, tf-idf of the training split's vocabulary, 20 classes."""
+def _news20_texts():
+    """{split: (texts, groups)} of the 20 Newsgroups by-date archive."""
     texts = {"train": [], "test": []}
     labels = {"train": [], "test": []}
     with tarfile.open(DATA_DIR / "20news-bydate.tar.xz", "r:xz") as archive:
@@ -49,10 +49,30 @@ def news20(max_features=None):
             split = "train" if split.endswith("train") else "test"
             texts[split].append(archive.extractfile(member).read().decode("latin-1"))
             labels[split].append(group)
+    return {split: (texts[split], np.array(labels[split])) for split in texts}
+
+
+def news20(max_features=None):
+    """20 Newsgroups by date, tf-idf of the training split's vocabulary, 20 classes."""
+    splits = _news20_texts()
     vectorizer = TfidfVectorizer(max_features=max_features, sublinear_tf=True)
-    X = vectorizer.fit_transform(texts["train"])
-    X_test = vectorizer.transform(texts["test"])
-    return X, np.array(labels["train"]), X_test, np.array(labels["test"])
+    X = vectorizer.fit_transform(splits["train"][0])
+    X_test = vectorizer.transform(splits["test"][0])
+    return X, splits["train"][1], X_test, splits["test"][1]
+
+
+def news20_comp_vs_rec():
+    """20 Newsgroups, all comp.* (label 1) against all rec.* (label 0) posts,
+    tf-idf of the training split's vocabulary."""
+    splits = _news20_texts()
+    prepared = []
+    for texts, groups in (splits["train"], splits["test"]):
+        keep = np.char.startswith(groups, "comp.") | np.char.startswith(groups, "rec.")
+        kept_texts = [text for text, k in zip(texts, keep, strict=True) if k]
+        prepared.append((kept_texts, np.char.startswith(groups[keep], "comp.") * 1))
+    vectorizer = TfidfVectorizer(sublinear_tf=True)
+    X = vectorizer.fit_transform(prepared[0][0])
+    return X, prepared[0][1], vectorizer.transform(prepared[1][0]), prepared[1][1]
 
 
 def sms_spam_tfidf():

@@ -1,4 +1,5 @@
-"""The properties the AdaGrad paper is about, as tests on data where they must show."""
+"""The properties the AdaGrad and FTRL papers are about, as tests on data where they
+must show."""
 
 import warnings
 
@@ -10,7 +11,7 @@ from sklearn.linear_model import SGDClassifier
 from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import train_test_split
 
-from sk_adaprox import AdaGradClassifier
+from sk_adaprox import AdaGradClassifier, FTRLClassifier
 from sk_adaprox.datasets import load_sms_spam, make_rare_features
 
 
@@ -19,6 +20,13 @@ def rare_features():
     """Rare-but-predictive features: 20,000 training rows, 10,000 test rows."""
     X, y = make_rare_features(30_000, 50_000, informative_fraction=0.05, random_state=0)
     return X[:20_000], y[:20_000], X[20_000:], y[20_000:]
+
+
+@pytest.fixture(scope="module")
+def rare_features_small():
+    """make_rare_features(20,000 x 100,000), 25 % held out."""
+    X, y = make_rare_features(20_000, 100_000, random_state=0)
+    return X[:15_000], y[:15_000], X[15_000:], y[15_000:]
 
 
 @pytest.fixture(scope="module")
@@ -90,3 +98,27 @@ def test_l1_zeroes_weights(update, sms_tfidf):
     assert nonzero[0] == X.shape[1]  # every word is seen, none is exactly zero
     assert nonzero == sorted(nonzero, reverse=True)
     assert nonzero[-1] < 0.1 * X.shape[1]
+
+
+# -- FTRL-Proximal (McMahan et al. 2013): L1 gives exactly sparse models ----------
+
+FTRL_L1_GRID = [0.0, 0.1, 0.3, 1.0, 3.0, 10.0]
+
+
+def test_ftrl_l1_trades_weights_for_little_auc(rare_features_small):
+    """One pass over rare-but-predictive features: raising l1 strictly lowers the
+    number of non-zero weights, and some l1 keeps <= 20 % of the weights for at
+    most a 1 % relative loss of test AUC against l1 = 0."""
+    X, y, X_test, y_test = rare_features_small
+    non_zeros, aucs = [], []
+    for l1 in FTRL_L1_GRID:
+        model = FTRLClassifier(l1=l1, max_iter=1, tol=None, random_state=0).fit(X, y)
+        non_zeros.append(np.count_nonzero(model.coef_))
+        aucs.append(roc_auc_score(y_test, model.decision_function(X_test)))
+    assert all(np.diff(non_zeros) < 0), non_zeros
+    sparse_and_good = [
+        l1
+        for l1, nnz, auc in zip(FTRL_L1_GRID, non_zeros, aucs, strict=True)
+        if nnz <= 0.2 * X.shape[1] and auc >= 0.99 * aucs[0]
+    ]
+    assert sparse_and_good, list(zip(FTRL_L1_GRID, non_zeros, aucs, strict=True))
