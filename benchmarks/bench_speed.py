@@ -1,6 +1,7 @@
-"""Speed of one AdaGradClassifier epoch on a large sparse problem, on one core.
+"""Speed of one AdaGradClassifier / FTRLClassifier epoch on a large sparse problem,
+on one core.
 
-Run: python benchmarks/bench_adagrad.py [--quick] [--repeats N] [--cpu N]
+Run: python benchmarks/bench_speed.py [--quick] [--repeats N] [--cpu N]
 
 Data: ``make_rare_features(160,000 + 40,000, 1,000,000, random_state=0)`` (about 65.5
 non-zeros per row); the first 160,000 rows train, the last 40,000 give the test score.
@@ -16,14 +17,19 @@ interleaved rounds and each keeps its best (min) time. It is compared with
 - ``SGDClassifier(loss="log_loss", max_iter=1, tol=None, shuffle=False)``, all else
   at its defaults (``learning_rate="optimal"``, ``penalty="l2"``, ``alpha=1e-4``);
 - a minimal Numba AdaGrad loop written below (no validation, no intercept, no
-  divergence checks, no regularisation): the floor.
+  divergence checks, no regularisation): the floor;
+- a minimal Numba FTRL-Proximal loop written below (ALGORITHMS.md §2 as the paper
+  writes it: each weight computed from z and n when the row is scored; no
+  validation, no intercept, no divergence checks): the floor for FTRL, run with
+  ``l1 = l2 = 0`` and with the ``l1`` of the regularised FTRL run.
 
 Targets (the issue): >= 0.8x the minimal loop and >= 1.0x SGDClassifier; with ``l1``
 and ``l2`` on, >= 0.5x the minimal loop; 20 classes cost <= 4x the binary epoch; the
 first fit in a new process (``import sk_adaprox`` plus a default ``fit`` of a small
 problem; scikit-learn already imported) takes <= 0.3 s with a warm Numba cache and
-<= 10 s with an empty one (every kernel compiled). Rows marked "info" in the final
-table are context, not targets.
+<= 10 s with an empty one (every kernel compiled). FTRL (issue 8): >= 0.8x the
+minimal FTRL loop with ``l1 = l2 = 0`` and >= 0.7x with ``l1 > 0``. Rows marked
+"info" in the final table are context, not targets.
 """
 
 # The thread limits below must be in the environment before numpy and numba load,
@@ -61,13 +67,16 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import SGDClassifier
 from sklearn.metrics import accuracy_score, roc_auc_score
 
-from sk_adaprox import AdaGradClassifier
+from sk_adaprox import AdaGradClassifier, FTRLClassifier
 from sk_adaprox.datasets import make_rare_features
 
 # The minimal loop uses the estimator's default step size and damping.
 ETA = AdaGradClassifier().get_params()["eta"]
 DELTA = AdaGradClassifier().get_params()["delta"]
-L1 = L2 = 1e-6  # the "regularised" runs
+L1 = L2 = 1e-6  # the "regularised" AdaGrad runs
+ALPHA = FTRLClassifier().get_params()["alpha"]
+BETA = FTRLClassifier().get_params()["beta"]
+FTRL_L1 = 1.0  # the regularised FTRL runs (summed-loss scale: ~90 % zero weights)
 N_CLASSES = 20
 WARM_UP_ROWS = 2_000
 
@@ -136,6 +145,60 @@ def minimal_fit(X, y):
     y_pm = np.where(y == 1, 1.0, -1.0)
     minimal_adagrad_epoch(X.data, X.indices, X.indptr, y_pm, w, g2, ETA, DELTA)
     return w
+
+
+@numba.njit(cache=True)
+def minimal_ftrl_epoch(data, indices, indptr, y, z, n, alpha, beta, l1, l2):
+    """One FTRL-Proximal epoch in row order (ALGORITHMS.md §2); ``y`` is +-1. No
+    intercept or checks. Each weight is computed from (z, n) when the row is scored
+    and kept for the z update in ``row_weights``."""
+    longest = 0
+    for i in range(indptr.shape[0] - 1):
+        longest = max(longest, indptr[i + 1] - indptr[i])
+    row_weights = np.empty(longest)
+    for i in range(indptr.shape[0] - 1):
+        start = indptr[i]
+        end = indptr[i + 1]
+        score = 0.0
+        for p in range(start, end):
+            j = indices[p]
+            if abs(z[j]) <= l1:
+                w = 0.0
+            else:
+                w = -(z[j] - math.copysign(l1, z[j])) / (
+                    (beta + math.sqrt(n[j])) / alpha + l2
+                )
+            row_weights[p - start] = w
+            score += w * data[p]
+        zy = y[i] * score
+        if zy > 0.0:
+            e = math.exp(-zy)
+            d = -y[i] * e / (1.0 + e)
+        else:
+            d = -y[i] / (1.0 + math.exp(zy))
+        for p in range(start, end):
+            j = indices[p]
+            g = d * data[p]
+            sigma = (math.sqrt(n[j] + g * g) - math.sqrt(n[j])) / alpha
+            z[j] += g - sigma * row_weights[p - start]
+            n[j] += g * g
+
+
+def minimal_ftrl_fit(X, y, l1=0.0):
+    """Allocate z and n, run one epoch; return the weights (computed from z, n)."""
+    z = np.zeros(X.shape[1])
+    n = np.zeros(X.shape[1])
+    y_pm = np.where(y == 1, 1.0, -1.0)
+    minimal_ftrl_epoch(X.data, X.indices, X.indptr, y_pm, z, n, ALPHA, BETA, l1, 0.0)
+    w = -(z - np.sign(z) * l1) / ((BETA + np.sqrt(n)) / ALPHA)
+    w[np.abs(z) <= l1] = 0.0
+    return w
+
+
+def one_ftrl_epoch(**params):
+    return FTRLClassifier(
+        loss="log_loss", max_iter=1, tol=None, shuffle=False, **params
+    )
 
 
 def minimal_fit_ovr(X, y):
@@ -239,6 +302,34 @@ def contenders():
             "estimator",
         ),
         (
+            "minimal_ftrl",
+            "minimal Numba FTRL loop (FTRL floor)",
+            "binary",
+            minimal_ftrl_fit,
+            "w",
+        ),
+        (
+            "ftrl",
+            "FTRLClassifier(log_loss)",
+            "binary",
+            lambda X, y: one_ftrl_epoch().fit(X, y),
+            "estimator",
+        ),
+        (
+            "minimal_ftrl_l1",
+            f"minimal Numba FTRL loop, l1={FTRL_L1:g}",
+            "binary",
+            lambda X, y: minimal_ftrl_fit(X, y, l1=FTRL_L1),
+            "w",
+        ),
+        (
+            "ftrl_l1",
+            f"FTRLClassifier(log_loss), l1={FTRL_L1:g}",
+            "binary",
+            lambda X, y: one_ftrl_epoch(l1=FTRL_L1).fit(X, y),
+            "estimator",
+        ),
+        (
             "minimal_20",
             f"minimal Numba loop, {N_CLASSES} classes (OvR)",
             "multiclass",
@@ -274,6 +365,7 @@ def bench_epochs(problems, repeats):
         fit(X[:WARM_UP_ROWS], y[:WARM_UP_ROWS])
     times = {key: [] for key, *_ in cases}
     scores = {}
+    non_zeros = {}
     for round_ in range(repeats):
         for key, _, problem, fit, kind in cases:
             X, y, X_test, y_test = problems[problem]
@@ -283,17 +375,23 @@ def bench_epochs(problems, repeats):
             times[key].append(time.perf_counter() - started)
             if round_ == 0:
                 scores[key] = test_score(kind, model, X_test, y_test)
+                non_zeros[key] = np.count_nonzero(
+                    model if kind in ("w", "W") else model.coef_
+                )
             del model
         print(f"  round {round_ + 1}/{repeats} done", flush=True)
     best = {key: min(values) for key, values in times.items()}
-    print(f"\n  {'':<46} {'best':>7}   {'nnz/s':>9}  test score       all runs (s)")
+    print(
+        f"\n  {'':<46} {'best':>7}   {'nnz/s':>9}  test score     non-zero w"
+        "  all runs (s)"
+    )
     for key, label, problem, _, _ in cases:
         nnz = problems[problem][0].nnz
         metric, value = scores[key]
         runs = ", ".join(f"{t:.3f}" for t in times[key])
         print(
             f"  {label:<46} {best[key]:6.3f} s {nnz / best[key] / 1e6:6.1f} M/s"
-            f"  {metric:<8} {value:.4f}  [{runs}]"
+            f"  {metric:<8} {value:.4f} {non_zeros[key]:>10,}  [{runs}]"
         )
     return best
 
@@ -494,6 +592,16 @@ def main():
             ">= 0.5",
         ),
         ("20-class epoch / binary epoch", t["ours_20"] / t["ours"], "<= 4"),
+        (
+            "minimal FTRL / FTRL (binary, l1=l2=0)",
+            t["minimal_ftrl"] / t["ftrl"],
+            ">= 0.8",
+        ),
+        (
+            f"minimal FTRL / FTRL (binary, l1={FTRL_L1:g})",
+            t["minimal_ftrl_l1"] / t["ftrl_l1"],
+            ">= 0.7",
+        ),
         ("first fit, warm cache (s)", warm, "<= 0.3"),
         ("first fit, empty cache (s)", cold, "<= 10"),
         (
@@ -502,6 +610,13 @@ def main():
             "info",
         ),
         ("SGDClassifier / minimal loop", t["sgd"] / t["minimal"], "info"),
+        ("minimal AdaGrad loop / FTRL (binary)", t["minimal"] / t["ftrl"], "info"),
+        ("SGDClassifier / FTRL (binary)", t["sgd"] / t["ftrl"], "info"),
+        (
+            "minimal AdaGrad / minimal FTRL loop",
+            t["minimal"] / t["minimal_ftrl"],
+            "info",
+        ),
         ("minimal loop: 20-class / binary", t["minimal_20"] / t["minimal"], "info"),
         ("ours / minimal loop, 20 classes", t["ours_20"] / t["minimal_20"], "info"),
         ("Numba floor: import + 1st trivial call (s)", numba_floor, "info"),
