@@ -2,6 +2,7 @@
 
 from numbers import Real
 
+import numpy as np
 from sklearn.base import RegressorMixin
 from sklearn.linear_model._base import LinearClassifierMixin
 from sklearn.utils._param_validation import Interval
@@ -54,11 +55,17 @@ class _FTRL:
     def _run_pass(self, X, targets, row_weights, order):
         state = self._kernel_state()
         alpha, beta, l1, l2 = self._weight_parameters()
+        inverse_alpha = 1.0 / alpha
+        if not np.isfinite(inverse_alpha):
+            raise ValueError(
+                f"alpha={alpha!r} is too small: the kernels multiply by 1 / alpha, "
+                "which overflows. Use alpha >= 1e-300."
+            )
         if getattr(self, "_weights_computed_with", None) != (alpha, beta, l1, l2):
             # First pass, or the parameters changed since the weights were last
             # written (set_params between calls): every weight is a closed form of
             # its z and n under the parameters, so rewrite them all once.
-            _kernels.weights_all(state, alpha, beta, l1, l2)
+            _kernels.weights_all(state, inverse_alpha, beta, l1, l2)
             self._weights_computed_with = (alpha, beta, l1, l2)
         return _kernels.ftrl_pass(
             X.data,
@@ -70,7 +77,7 @@ class _FTRL:
             state,
             LOSS_CODES[self.loss],
             float(getattr(self, "epsilon", 0.0)),
-            alpha,
+            inverse_alpha,
             beta,
             l1,
             l2,

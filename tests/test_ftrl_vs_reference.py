@@ -265,10 +265,21 @@ def test_untouched_coordinates_never_change():
 
 
 def test_weight_closed_form_by_hand():
-    # z = 3, n = 16, alpha = 0.5, beta = 1, l1 = 1, l2 = 2:
-    # w = -(3 - 1) / ((1 + 4) / 0.5 + 2) = -2 / 12.
-    assert ftrl_kernels.weight(3.0, 16.0, 0.5, 1.0, 1.0, 2.0) == pytest.approx(-1 / 6)
-    assert ftrl_kernels.weight(-3.0, 16.0, 0.5, 1.0, 1.0, 2.0) == pytest.approx(1 / 6)
-    assert ftrl_kernels.weight(1.0, 16.0, 0.5, 1.0, 1.0, 2.0) == 0.0  # |z| <= l1
+    # z = 3, n = 16, alpha = 0.5 (the kernel takes 1 / alpha = 2), beta = 1, l1 = 1,
+    # l2 = 2: w = -(3 - 1) / ((1 + 4) / 0.5 + 2) = -2 / 12.
+    assert ftrl_kernels.weight(3.0, 16.0, 2.0, 1.0, 1.0, 2.0) == pytest.approx(-1 / 6)
+    assert ftrl_kernels.weight(-3.0, 16.0, 2.0, 1.0, 1.0, 2.0) == pytest.approx(1 / 6)
+    assert ftrl_kernels.weight(1.0, 16.0, 2.0, 1.0, 1.0, 2.0) == 0.0  # |z| <= l1
     # beta = l2 = 0 and n = 0 (every g**2 underflowed): 0, not inf or NaN.
-    assert ftrl_kernels.weight(1e-200, 0.0, 0.5, 0.0, 0.0, 0.0) == 0.0
+    assert ftrl_kernels.weight(1e-200, 0.0, 2.0, 0.0, 0.0, 0.0) == 0.0
+
+
+def test_alpha_whose_reciprocal_overflows_is_refused_before_training():
+    X = sparse_problem()
+    y = np.arange(X.shape[0]) % 2
+    clf = FTRLClassifier().partial_fit(X, y, classes=[0, 1])
+    before = clf.z_.copy(), clf.t_
+    clf.set_params(alpha=1e-310)
+    with pytest.raises(ValueError, match="alpha=1e-310 is too small"):
+        clf.partial_fit(X, y)
+    assert np.array_equal(clf.z_, before[0]) and clf.t_ == before[1]

@@ -1,4 +1,4 @@
-"""Input handling of the AdaGrad estimators.
+"""Input handling of every estimator (each algorithm in ``estimators.ALGORITHMS``).
 
 - every sparse format, dense arrays (float64 and float32) and DataFrames give the
   same model;
@@ -14,15 +14,19 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.sparse as sp
-from reference_adagrad import STATE_KEYS
+from estimators import ALGORITHMS, make, state_of
 
-from sk_adaprox import AdaGradClassifier, AdaGradRegressor
-from sk_adaprox._kernels import adagrad
+from sk_adaprox._kernels import adagrad, ftrl
 
-STATE = tuple(f"{key}_" for key in STATE_KEYS)  # the fitted state attributes
-UPDATES = ["mirror_descent", "dual_averaging"]
-PASS_KERNELS = [(adagrad, "md_pass"), (adagrad, "da_pass")]
-PARAMS = dict(eta=0.3, delta=0.01, l1=0.005, l2=0.01, tol=None)
+PASS_KERNELS = [(adagrad, "md_pass"), (adagrad, "da_pass"), (ftrl, "ftrl_pass")]
+# AdaGrad's l1 and l2 weigh the mean loss, FTRL's the summed loss (of 40-120 rounds
+# here): scaled by the 40 rows of a pass, they are about as strong.
+_ADAGRAD_PARAMS = dict(step_size=0.3, delta=0.01, l1=0.005, l2=0.01, tol=None)
+PARAMS = {
+    "adagrad_md": _ADAGRAD_PARAMS,
+    "adagrad_da": _ADAGRAD_PARAMS,
+    "ftrl": dict(step_size=0.3, beta=0.01, l1=0.2, l2=0.4, tol=None),
+}
 
 
 # -- helpers ---------------------------------------------------------------------
@@ -82,14 +86,13 @@ FORMATS = {
 
 def _assert_same_model(actual, expected, rtol=1e-12):
     assert actual.t_ == expected.t_
-    for name in STATE:
-        assert hasattr(actual, name) == hasattr(expected, name), name
-        if hasattr(expected, name):
-            e = getattr(expected, name)
-            scale = max(1.0, float(np.abs(e).max(initial=0.0)))
-            np.testing.assert_allclose(
-                getattr(actual, name), e, rtol=rtol, atol=rtol * scale, err_msg=name
-            )
+    actual_state, expected_state = state_of(actual), state_of(expected)
+    assert actual_state.keys() == expected_state.keys()
+    for name, e in expected_state.items():
+        scale = max(1.0, float(np.abs(e).max(initial=0.0)))
+        np.testing.assert_allclose(
+            actual_state[name], e, rtol=rtol, atol=rtol * scale, err_msg=name
+        )
 
 
 class _KernelSpy:
@@ -116,23 +119,25 @@ class _KernelSpy:
             assert same(indptr, X.indptr), "indptr was copied"
 
 
-def _estimators(update="mirror_descent"):
+def _estimators(algorithm):
+    """A classifier and a regressor of ``algorithm``, and the targets each takes."""
     return [
-        (AdaGradClassifier(update=update, **PARAMS), "class"),
-        (AdaGradRegressor(update=update, **PARAMS), "real"),
+        (make(algorithm, "classifier", **PARAMS[algorithm]), "class"),
+        (make(algorithm, "regressor", **PARAMS[algorithm]), "real"),
     ]
 
 
 # -- every format gives the same model -------------------------------------------
 
 
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
 @pytest.mark.parametrize("method", ["fit", "partial_fit"])
 @pytest.mark.parametrize("fmt", list(FORMATS))
-def test_every_input_format_gives_the_same_model(fmt, method):
+def test_every_input_format_gives_the_same_model(fmt, method, algorithm):
     X, y_class, y_real = _dense_problem()
     X_in = FORMATS[fmt](X)
     reference_X = sp.csr_matrix(X)
-    for est, target in _estimators():
+    for est, target in _estimators(algorithm):
         y = y_class if target == "class" else y_real
         reference = est.__class__(**est.get_params())
         if method == "fit":
@@ -156,12 +161,14 @@ def test_every_input_format_gives_the_same_model(fmt, method):
         )
 
 
-def test_dense_input_is_not_used_as_a_copy_of_the_csr_path():
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_dense_input_is_not_used_as_a_copy_of_the_csr_path(algorithm):
     """The formats test would pass vacuously if every format were ignored: check a
     different X really gives a different model."""
     X, y_class, _ = _dense_problem()
-    a = AdaGradClassifier(**PARAMS, max_iter=1, shuffle=False).fit(X, y_class)
-    b = AdaGradClassifier(**PARAMS, max_iter=1, shuffle=False).fit(X * 0.5, y_class)
+    params = dict(PARAMS[algorithm], max_iter=1, shuffle=False)
+    a = make(algorithm, "classifier", **params).fit(X, y_class)
+    b = make(algorithm, "classifier", **params).fit(X * 0.5, y_class)
     assert not np.allclose(a.coef_, b.coef_)
 
 
@@ -174,14 +181,16 @@ NO_COPY_CASES = {
 }
 
 
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
 @pytest.mark.parametrize("container", [sp.csr_matrix, sp.csr_array])
 @pytest.mark.parametrize("case", list(NO_COPY_CASES))
-def test_csr_reaches_the_kernel_without_a_copy(case, container, monkeypatch):
+def test_csr_reaches_the_kernel_without_a_copy(case, container, algorithm, monkeypatch):
+    """Every pass kernel (AdaGrad's mirror descent and dual averaging, FTRL's)."""
     dtype, index_dtype = NO_COPY_CASES[case]
     X, y_class, y_real = _dense_problem()
     X = _csr_with_index_dtype(X.astype(dtype), index_dtype, container)
     assert X.dtype == dtype
-    for est, target in _estimators():
+    for est, target in _estimators(algorithm):
         y = y_class if target == "class" else y_real
         kwargs = {"classes": [0, 1, 2]} if target == "class" else {}
         spy = _KernelSpy(monkeypatch)
@@ -195,10 +204,11 @@ def test_csr_reaches_the_kernel_without_a_copy(case, container, monkeypatch):
         spy.assert_all_calls_got(X)
 
 
-def test_dual_averaging_kernel_gets_the_csr_without_a_copy(monkeypatch):
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_one_pass_is_one_kernel_call_on_the_callers_csr(algorithm, monkeypatch):
     X, y_class, y_real = _dense_problem()
     X = sp.csr_matrix(X)
-    for est, target in _estimators(update="dual_averaging"):
+    for est, target in _estimators(algorithm):
         spy = _KernelSpy(monkeypatch)
         est.set_params(max_iter=1).fit(X, y_class if target == "class" else y_real)
         assert len(spy.calls) == 1
@@ -215,13 +225,14 @@ def _reverse_each_row(X):
     return sp.csr_matrix((data, indices, X.indptr.copy()), shape=X.shape)
 
 
-def test_unsorted_csr_is_not_copied(monkeypatch):
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_unsorted_csr_is_not_copied(algorithm, monkeypatch):
     X, y_class, y_real = _dense_problem()
     sorted_X = sp.csr_matrix(X)
     X = _reverse_each_row(sorted_X)
     assert not X.has_sorted_indices
     data, indices, indptr = X.data.copy(), X.indices.copy(), X.indptr.copy()
-    for est, target in _estimators():
+    for est, target in _estimators(algorithm):
         y = y_class if target == "class" else y_real
         spy = _KernelSpy(monkeypatch)
         est.set_params(max_iter=2, shuffle=True, random_state=0).fit(X, y)
@@ -234,8 +245,9 @@ def test_unsorted_csr_is_not_copied(monkeypatch):
     np.testing.assert_array_equal(X.indptr, indptr)
 
 
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
 @pytest.mark.parametrize("how", ["memmap", "writeable_false"])
-def test_read_only_csr_trains_without_a_copy(how, tmp_path, monkeypatch):
+def test_read_only_csr_trains_without_a_copy(how, algorithm, tmp_path, monkeypatch):
     X, y_class, y_real = _dense_problem()
     writable = sp.csr_matrix(X)
     arrays = {}
@@ -256,7 +268,7 @@ def test_read_only_csr_trains_without_a_copy(how, tmp_path, monkeypatch):
     for name in ("data", "indices", "indptr"):
         assert not getattr(X_ro, name).flags.writeable
         assert np.shares_memory(getattr(X_ro, name), arrays[name])
-    for est, target in _estimators():
+    for est, target in _estimators(algorithm):
         y = y_class if target == "class" else y_real
         kwargs = {"classes": [0, 1, 2]} if target == "class" else {}
         spy = _KernelSpy(monkeypatch)
@@ -282,8 +294,8 @@ def _csr_with_duplicates(index_dtype=np.int32):
     return sp.csr_matrix((data, indices, indptr), shape=(6, 5))
 
 
-@pytest.mark.parametrize("update", UPDATES)
-def test_duplicate_column_indices_are_summed_on_a_copy(update, monkeypatch):
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_duplicate_column_indices_are_summed_on_a_copy(algorithm, monkeypatch):
     X = _csr_with_duplicates()
     data, indices, indptr = X.data.copy(), X.indices.copy(), X.indptr.copy()
     summed = X.copy()
@@ -291,7 +303,7 @@ def test_duplicate_column_indices_are_summed_on_a_copy(update, monkeypatch):
     assert summed.nnz < X.nnz
     y_class = np.array([0, 1, 1, 0, 1, 0])
     y_real = np.array([0.5, -1.0, 2.0, 0.0, 1.0, -0.5])
-    for est, target in _estimators(update):
+    for est, target in _estimators(algorithm):
         y = y_class if target == "class" else y_real
         kwargs = {"classes": [0, 1]} if target == "class" else {}
         spy = _KernelSpy(monkeypatch)
@@ -318,7 +330,8 @@ def test_duplicate_column_indices_are_summed_on_a_copy(update, monkeypatch):
         assert X.nnz == data.shape[0]
 
 
-def test_duplicates_in_int64_csr_and_in_coo_are_summed():
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_duplicates_in_int64_csr_and_in_coo_are_summed(algorithm):
     X32 = _csr_with_duplicates()
     X64 = _csr_with_duplicates()
     X64.indices = X64.indices.astype(np.int64)
@@ -328,20 +341,21 @@ def test_duplicates_in_int64_csr_and_in_coo_are_summed():
     summed = X32.copy()
     summed.sum_duplicates()
     y = np.array([0, 1, 1, 0, 1, 0])
-    params = dict(PARAMS, max_iter=2, shuffle=False)
-    reference = AdaGradClassifier(**params).fit(summed, y)
+    params = dict(PARAMS[algorithm], max_iter=2, shuffle=False)
+    reference = make(algorithm, "classifier", **params).fit(summed, y)
     for X in (X64, coo):
-        _assert_same_model(AdaGradClassifier(**params).fit(X, y), reference)
+        _assert_same_model(make(algorithm, "classifier", **params).fit(X, y), reference)
     assert X64.nnz == X32.nnz and coo.nnz == X32.nnz  # left as they were
 
 
 # -- the caller's arrays are never written -----------------------------------------
 
 
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
 @pytest.mark.parametrize(
     "fmt", ["ndarray", "float32_ndarray", "csr_matrix", "csc_matrix"]
 )
-def test_user_arrays_are_not_modified(fmt):
+def test_user_arrays_are_not_modified(fmt, algorithm):
     X, y_class, y_real = _dense_problem()
     X_in = FORMATS[fmt](X)
     sample_weight = np.linspace(0.0, 2.0, X.shape[0])
@@ -364,29 +378,27 @@ def test_user_arrays_are_not_modified(fmt):
         return parts
 
     before = snapshot()
-    # (float32 through one kernel only: each new dtype is another Numba compile.)
-    updates = ["mirror_descent"] if "float32" in fmt else UPDATES
-    for update in updates:
-        for est, target in _estimators(update):
-            y = y_labels if target == "class" else y_real
-            kwargs = {"classes": ["a", "b", "c"]} if target == "class" else {}
-            est.set_params(max_iter=2).fit(X_in, y, sample_weight=sample_weight)
-            est.partial_fit(X_in, y, sample_weight=sample_weight)
-            est.__class__(**est.get_params()).partial_fit(
-                X_in, y, sample_weight=sample_weight, **kwargs
-            )
-            est.predict(X_in)
+    for est, target in _estimators(algorithm):
+        y = y_labels if target == "class" else y_real
+        kwargs = {"classes": ["a", "b", "c"]} if target == "class" else {}
+        est.set_params(max_iter=2).fit(X_in, y, sample_weight=sample_weight)
+        est.partial_fit(X_in, y, sample_weight=sample_weight)
+        est.__class__(**est.get_params()).partial_fit(
+            X_in, y, sample_weight=sample_weight, **kwargs
+        )
+        est.predict(X_in)
     for old, new in zip(before, current(), strict=True):
         assert new.dtype == old.dtype
         np.testing.assert_array_equal(new, old)
 
 
-def test_read_only_y_and_sample_weight_are_accepted():
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_read_only_y_and_sample_weight_are_accepted(algorithm):
     X, y_class, y_real = _dense_problem()
     sample_weight = np.linspace(0.5, 2.0, X.shape[0])
     for array in (y_class, y_real, sample_weight):
         array.flags.writeable = False
-    for est, target in _estimators():
+    for est, target in _estimators(algorithm):
         y = y_class if target == "class" else y_real
         kwargs = {"classes": [0, 1, 2]} if target == "class" else {}
         est.set_params(max_iter=2).fit(X, y, sample_weight=sample_weight)
@@ -399,7 +411,8 @@ def test_read_only_y_and_sample_weight_are_accepted():
 # -- nothing is ever densified -----------------------------------------------------
 
 
-def test_wide_sparse_input_is_never_densified(monkeypatch):
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_wide_sparse_input_is_never_densified(algorithm, monkeypatch):
     """1e6 features: dense copies of X would need 400 MB; the model itself ~40 MB."""
 
     def refuse(self, *args, **kwargs):
@@ -420,17 +433,16 @@ def test_wide_sparse_input_is_never_densified(monkeypatch):
     y_real = rng.normal(size=n_samples)
     tracemalloc.start()
     try:
-        for update in UPDATES:
-            for est, target in _estimators(update):
-                y = y_class if target == "class" else y_real
-                est.set_params(max_iter=2).fit(X, y)
-                est.partial_fit(X.tocsc(), y)
-                est.predict(X)
-                est.score(X, y)
-                if target == "class":
-                    est.decision_function(X)
-                    est.predict_proba(X)
-                _, peak = tracemalloc.get_traced_memory()
-                assert peak < 150e6, f"peak {peak / 1e6:.0f} MB"
+        for est, target in _estimators(algorithm):
+            y = y_class if target == "class" else y_real
+            est.set_params(max_iter=2).fit(X, y)
+            est.partial_fit(X.tocsc(), y)
+            est.predict(X)
+            est.score(X, y)
+            if target == "class":
+                est.decision_function(X)
+                est.predict_proba(X)
+            _, peak = tracemalloc.get_traced_memory()
+            assert peak < 150e6, f"peak {peak / 1e6:.0f} MB"
     finally:
         tracemalloc.stop()
