@@ -191,6 +191,29 @@ def _dual_averaging_weights(u, H, t, eta, l1, l2):
     return w
 
 
+def checked_rows(X, targets, row_weights, n_outputs):
+    """The rounds' inputs as float64 arrays, checked: ``(X, targets, row_weights,
+    K)`` with X dense (n, d), targets and row weights (n,), K = n_outputs."""
+    if hasattr(X, "toarray"):
+        X = X.toarray()
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2:
+        raise ValueError("X must be 2-D")
+    n, d = X.shape
+    targets = np.asarray(targets, dtype=np.float64)
+    row_weights = np.asarray(row_weights, dtype=np.float64)
+    if targets.shape != (n,) or row_weights.shape != (n,):
+        raise ValueError("targets and row_weights must have shape (n,)")
+    K = int(n_outputs)
+    if K < 1:
+        raise ValueError("n_outputs must be >= 1")
+    if K > 1:
+        ok = (targets == np.round(targets)) & (targets >= 0) & (targets < K)
+        if not np.all(ok):
+            raise ValueError("with n_outputs > 1, targets must be class indices")
+    return X, targets, row_weights, K
+
+
 # ---------------------------------------------------------------------------
 # The reference
 # ---------------------------------------------------------------------------
@@ -246,23 +269,8 @@ def reference_adagrad(
         raise ValueError(f"unknown loss {loss!r}")
     if update not in UPDATES:
         raise ValueError(f"unknown update {update!r}")
-    if hasattr(X, "toarray"):
-        X = X.toarray()
-    X = np.asarray(X, dtype=np.float64)
-    if X.ndim != 2:
-        raise ValueError("X must be 2-D")
+    X, targets, row_weights, K = checked_rows(X, targets, row_weights, n_outputs)
     n, d = X.shape
-    targets = np.asarray(targets, dtype=np.float64)
-    row_weights = np.asarray(row_weights, dtype=np.float64)
-    if targets.shape != (n,) or row_weights.shape != (n,):
-        raise ValueError("targets and row_weights must have shape (n,)")
-    K = int(n_outputs)
-    if K < 1:
-        raise ValueError("n_outputs must be >= 1")
-    if K > 1:
-        ok = (targets == np.round(targets)) & (targets >= 0) & (targets < K)
-        if not np.all(ok):
-            raise ValueError("with n_outputs > 1, targets must be class indices")
     eta, delta, l1, l2 = float(eta), float(delta), float(l1), float(l2)
     epsilon = float(epsilon)
     if order is None:

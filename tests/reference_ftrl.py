@@ -17,7 +17,13 @@ Nothing here imports ``sk_adaprox``.
 import math
 
 import numpy as np
-from reference_adagrad import LOSSES, binary_targets, loss_derivative, loss_value
+from reference_adagrad import (
+    LOSSES,
+    binary_targets,
+    checked_rows,
+    loss_derivative,
+    loss_value,
+)
 
 __all__ = [
     "LOSSES",
@@ -180,23 +186,8 @@ def reference_ftrl(
     """
     if loss not in LOSSES:
         raise ValueError(f"unknown loss {loss!r}")
-    if hasattr(X, "toarray"):
-        X = X.toarray()
-    X = np.asarray(X, dtype=np.float64)
-    if X.ndim != 2:
-        raise ValueError("X must be 2-D")
+    X, targets, row_weights, K = checked_rows(X, targets, row_weights, n_outputs)
     n, d = X.shape
-    targets = np.asarray(targets, dtype=np.float64)
-    row_weights = np.asarray(row_weights, dtype=np.float64)
-    if targets.shape != (n,) or row_weights.shape != (n,):
-        raise ValueError("targets and row_weights must have shape (n,)")
-    K = int(n_outputs)
-    if K < 1:
-        raise ValueError("n_outputs must be >= 1")
-    if K > 1:
-        ok = (targets == np.round(targets)) & (targets >= 0) & (targets < K)
-        if not np.all(ok):
-            raise ValueError("with n_outputs > 1, targets must be class indices")
     alpha, beta, l1, l2 = float(alpha), float(beta), float(l1), float(l2)
     if not alpha > 0.0:
         raise ValueError(f"alpha must be > 0, got {alpha}")
