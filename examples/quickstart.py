@@ -1,8 +1,9 @@
-"""Quick-start: spam filtering with AdaGrad on the bundled SMS Spam Collection.
+"""Quick-start: spam filtering with AdaGrad and FTRL on the bundled SMS Spam Collection.
 
-Trains AdaGradClassifier on tf-idf features of 4,180 text messages, then reports
-test accuracy, ROC AUC, fit time and the number of non-zero weights, for the
-default (mirror descent) model and for a sparse L1 model (dual averaging).
+Trains AdaGradClassifier and FTRLClassifier on tf-idf features of 4,180 text
+messages, then reports test accuracy, ROC AUC, fit time and the number of non-zero
+weights, for the default AdaGrad model (mirror descent), a sparse L1 AdaGrad model
+(dual averaging), the default FTRL model and a sparse L1 FTRL model.
 
 Data: SMS Spam Collection (Almeida, Gómez Hidalgo & Yamakami, 2011; UCI Machine
 Learning Repository; CC BY 4.0), bundled with sk_adaprox.
@@ -14,7 +15,7 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.metrics import accuracy_score, roc_auc_score
 from sklearn.model_selection import train_test_split
 
-from sk_adaprox import AdaGradClassifier
+from sk_adaprox import AdaGradClassifier, FTRLClassifier
 from sk_adaprox.datasets import load_sms_spam
 
 
@@ -35,6 +36,8 @@ def main():
         "AdaGrad, dual averaging + L1": AdaGradClassifier(
             update="dual_averaging", l1=1e-4, random_state=0
         ),
+        "FTRL-Proximal (defaults)": FTRLClassifier(random_state=0),
+        "FTRL-Proximal + L1": FTRLClassifier(l1=1.0, random_state=0),
     }
     print(f"{'model':<30} {'accuracy':>8} {'ROC AUC':>8} {'fit (s)':>8} {'nonzero':>8}")
     for name, model in models.items():

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from problems import epoch_orders, sparse_problem
 from reference_ftrl import reference_ftrl
 
-from sk_adaprox import FTRLClassifier, FTRLRegressor
+from sk_adaprox import AdaGradClassifier, FTRLClassifier, FTRLRegressor
 from sk_adaprox._kernels import ftrl as ftrl_kernels
 from sk_adaprox._kernels.common import STATUS_OK
 
@@ -283,3 +283,20 @@ def test_alpha_whose_reciprocal_overflows_is_refused_before_training():
     with pytest.raises(ValueError, match="alpha=1e-310 is too small"):
         clf.partial_fit(X, y)
     assert np.array_equal(clf.z_, before[0]) and clf.t_ == before[1]
+
+
+@pytest.mark.parametrize("loss", ["log_loss", "hinge", "squared_error"])
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_unregularised_ftrl_is_adagrad_mirror_descent(loss, n_classes):
+    """Without l1/l2, FTRL-Proximal with (alpha, beta) takes AdaGrad's composite
+    mirror-descent step with (eta, delta) = (alpha, beta): w_t = -alpha z_{t-1} /
+    (beta + sqrt(n_{t-1})) and alpha sigma_t = sqrt(n_t) - sqrt(n_{t-1}) give
+    w_{t+1} = w_t - alpha g_t / (beta + sqrt(n_t)). Two independent kernels agree."""
+    X = sparse_problem(seed=11)
+    y = np.random.default_rng(11).integers(0, n_classes, X.shape[0])
+    common = dict(loss=loss, max_iter=3, tol=None, random_state=3)
+    ftrl = FTRLClassifier(alpha=0.4, beta=0.2, **common).fit(X, y)
+    adagrad = AdaGradClassifier(eta=0.4, delta=0.2, **common).fit(X, y)
+    np.testing.assert_allclose(ftrl.coef_, adagrad.coef_, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(ftrl.intercept_, adagrad.intercept_, rtol=1e-10)
+    np.testing.assert_allclose(ftrl.n_, adagrad.sum_sq_grad_, rtol=1e-10)
