@@ -43,39 +43,107 @@ class _AdaGrad:
     sum_grad_ = StateSlot(_kernels.SUM_GRAD)
     intercept_sum_grad_ = StateSlot(_kernels.SUM_GRAD, intercept=True)
 
+    _lazy_attributes = ("_lazy_round", "_lazy_decay")
+
     def _n_state_slots(self):
         # WEIGHT and SUM_SQ_GRAD, and SUM_GRAD for dual averaging.
         return 3 if self.update == "dual_averaging" else 2
 
-    def _run_pass(self, X, targets, row_weights, order):
-        state = self._kernel_state()
-        if state.shape[1] != self._n_state_slots():
+    def _weight_parameters(self):
+        return (
+            self.update,
+            float(self.eta),
+            float(self.delta),
+            float(self.l1),
+            float(self.l2),
+        )
+
+    def _weights_are_lazy(self):
+        parameters = vars(self).get("_state_parameters")
+        return parameters is not None and (parameters[3] > 0.0 or parameters[4] > 0.0)
+
+    def _adopt_parameters(self, state, old, new):
+        update, eta, delta, l1, l2 = new
+        if old is not None and old[0] != update:
             raise ValueError(
-                f"update={self.update!r}, but the model was trained with the other "
+                f"update={update!r}, but the model was trained with the other "
                 "update rule, whose state cannot be continued. Call fit to start over."
             )
+        regularized = l1 > 0.0 or l2 > 0.0
+        if update == "dual_averaging":
+            # Regularised weights are computed when read; unregularised ones are
+            # read from WEIGHT, which must then hold them under the new parameters.
+            if old is not None and not regularized:
+                _kernels.da_weights_all(state, self.t_, eta, delta, l1, l2)
+            return
+        if old is not None and (old[3] > 0.0 or old[4] > 0.0):
+            # Finish the lazy rounds under the parameters they were run with.
+            _kernels.md_catch_up_all(
+                state,
+                self._writable("_lazy_decay"),
+                self._writable("_lazy_round"),
+                self.t_,
+                old[3],
+                old[4],
+            )
+        if not regularized:
+            for name in self._lazy_attributes:
+                vars(self).pop(name, None)
+            return
+        n_features, n_outputs = state.shape[0] - 1, state.shape[2]
+        # Zeros fit a new state: a feature no row has touched has weight 0, which
+        # no catch-up changes, so its round and decay are never read.
+        self._lazy_round = np.zeros(n_features, dtype=np.int64)
+        self._lazy_decay = np.zeros((n_features, n_outputs))
+        if old is not None:
+            _kernels.md_start_lazy(
+                state, self._lazy_round, self._lazy_decay, self.t_, eta, delta, l1, l2
+            )
+
+    def _catch_up_weights(self, state):
+        update, eta, delta, l1, l2 = self._state_parameters
+        if update == "dual_averaging":
+            _kernels.da_weights_all(state, self.t_, eta, delta, l1, l2)
+        else:
+            _kernels.md_catch_up_all(
+                state,
+                self._writable("_lazy_decay"),
+                self._writable("_lazy_round"),
+                self.t_,
+                l1,
+                l2,
+            )
+
+    def _lazy_sparse_scores(self, X, state, out):
+        update, eta, delta, l1, l2 = self._state_parameters
+        rows = (X.data, X.indices, X.indptr, state)
+        if update == "dual_averaging":
+            _kernels.da_scores(*rows, self.t_, eta, delta, l1, l2, out)
+        else:
+            lazy = (self._lazy_round, self._lazy_decay)
+            _kernels.md_scores(*rows, *lazy, self.t_, l1, l2, out)
+
+    def _run_pass(self, X, targets, row_weights, order, row_scores):
+        state = self._kernel_state()
+        update, eta, delta, l1, l2 = self._state_parameters
         rows = (X.data, X.indices, X.indptr, targets, row_weights, order)
         hyper = (
             self.t_,
             LOSS_CODES[self.loss],
             float(getattr(self, "epsilon", 0.0)),
-            float(self.eta),
-            float(self.delta),
-            float(self.l1),
-            float(self.l2),
+            eta,
+            delta,
+            l1,
+            l2,
             bool(self.fit_intercept),
         )
-        if self.update == "dual_averaging":
-            return _kernels.da_pass(*rows, state, *hyper)
-        # Scratch of the lazy l1/l2 catch-up, filled by the kernel.
-        n_lazy = state.shape[0] - 1 if self.l1 > 0 or self.l2 > 0 else 0
-        return _kernels.md_pass(
-            *rows,
-            state,
-            np.empty(n_lazy, dtype=np.int64),
-            np.empty((n_lazy, state.shape[2])),
-            *hyper,
-        )
+        if update == "dual_averaging":
+            return _kernels.da_pass(*rows, state, row_scores, *hyper)
+        if self._weights_are_lazy():
+            lazy = (self._writable("_lazy_round"), self._writable("_lazy_decay"))
+        else:
+            lazy = (np.empty(0, dtype=np.int64), np.empty((0, state.shape[2])))
+        return _kernels.md_pass(*rows, state, *lazy, row_scores, *hyper)
 
 
 _ADAGRAD_PARAMETERS = f"""update : {{"mirror_descent", "dual_averaging"}}, \

@@ -38,11 +38,28 @@ from ._state import StateSlot, _is_sparsified, new_state
 class OnlineLinearModel(BaseEstimator):
     """Base class of the online linear models: validation, bookkeeping, pass loop.
 
-    Subclasses provide ``_n_state_slots()``, the number of slots of the state array
-    (see :mod:`sk_adaprox._state`) under the current parameters; ``_run_pass(X,
-    targets, row_weights, order)``, which calls the algorithm's kernel on the state and
-    returns its ``(loss_sum, rows_done, status)``; ``_step_size_name``, the parameter
-    a user should lower when training diverges; and ``_coef_shape``.
+    Subclasses provide:
+
+    - ``_n_state_slots()``, the number of slots of the state array (see
+      :mod:`sk_adaprox._state`) under the current parameters;
+    - ``_weight_parameters()``, the tuple of parameters the state is read and
+      trained with, and ``_adopt_parameters(state, old, new)``, which brings the
+      state from one such tuple to another at round ``t_`` (``old`` is None for a
+      new state);
+    - ``_weights_are_lazy()``: whether the ``WEIGHT`` slot may lag behind round
+      ``t_`` (regularised AdaGrad), and then ``_catch_up_weights(state)``, which
+      makes it current, and ``_lazy_sparse_scores(X, state, out)``, which scores
+      CSR rows with current weights without writing them;
+    - ``_run_pass(X, targets, row_weights, order, row_scores)``, which calls the
+      algorithm's kernel on the state and returns its ``(loss_sum, rows_done,
+      status)``;
+    - ``_step_size_name``, the parameter a user should lower when training
+      diverges; and ``_coef_shape``.
+
+    A call costs its own non-zeros: the state, lazy bookkeeping included, carries
+    over between calls, and only reading a state attribute (``coef_``, ...), or
+    changing a parameter of ``_weight_parameters`` between calls, visits every
+    feature.
     """
 
     coef_ = StateSlot(WEIGHT)
@@ -100,19 +117,50 @@ class OnlineLinearModel(BaseEstimator):
         """Raise unless the fitted state can be continued on data of this shape."""
         self._check_training_state()
         expected = self._coef_shape(n_features, n_outputs)
-        if self.coef_.shape != expected:
+        fitted = self._coef_shape(self._state.shape[0] - 1, self._state.shape[2])
+        if fitted != expected:
             raise ValueError(
                 f"warm_start=True, but the model was fitted with coef_ of shape "
-                f"{self.coef_.shape} and this data needs {expected} (different "
+                f"{fitted} and this data needs {expected} (different "
                 "number of features or classes). Set warm_start=False to refit."
             )
 
     def _start_training(self, n_features, n_outputs):
         """Allocate fresh state and restart the round count."""
-        vars(self).pop("_served_coef", None)
-        vars(self).pop("_served_intercept", None)
+        for name in ("_served_coef", "_served_intercept", *self._lazy_attributes):
+            vars(self).pop(name, None)
         self._state = new_state(n_features, self._n_state_slots(), n_outputs)
         self.t_ = 0
+        self._state_parameters = None  # the first pass adopts the parameters
+        self._weights_round = 0
+
+    # Fitted arrays besides ``_state`` that an algorithm's lazy bookkeeping keeps.
+    _lazy_attributes = ()
+
+    def _sync_parameters(self):
+        """Adopt parameters changed (set_params) since the state was last trained."""
+        new = self._weight_parameters()
+        if new != self._state_parameters:
+            self._adopt_parameters(self._kernel_state(), self._state_parameters, new)
+            self._state_parameters = new
+            self._weights_round = -1 if self._weights_are_lazy() else self.t_
+
+    def _state_for_reading(self):
+        """The state with every weight current: what the state attributes view.
+
+        With lazy weights this catches every feature up to round ``t_`` in place,
+        O(n_features), once per round count; the trained model is the same (up to
+        rounding: the catch-up is the closed form of the same steps).
+        """
+        state = self._state
+        if self._weights_are_lazy() and self._weights_round != self.t_:
+            state = self._kernel_state()
+            self._catch_up_weights(state)
+            self._weights_round = self.t_
+        return state
+
+    def _weights_are_lazy(self):
+        return False
 
     def _check_training_state(self):
         if "_state" not in vars(self):
@@ -126,15 +174,16 @@ class OnlineLinearModel(BaseEstimator):
         """The state array, made writable C-contiguous float64 first if it is not
         (e.g. a read-only memory map from ``joblib.load(..., mmap_mode="r")``)."""
         self._check_training_state()
-        state = self._state
-        if not (
-            state.dtype == np.float64
-            and state.flags.c_contiguous
-            and state.flags.writeable
-        ):
-            state = np.array(state, dtype=np.float64, order="C")
-            self._state = state
-        return state
+        return self._writable("_state")
+
+    def _writable(self, name):
+        """Fitted array ``name``, replaced by a writable C-contiguous copy first if
+        it is not one (a read-only memory map, say)."""
+        array = vars(self)[name]
+        if not (array.flags.c_contiguous and array.flags.writeable):
+            array = np.array(array, order="C")
+            setattr(self, name, array)
+        return array
 
     # -- prediction -----------------------------------------------------------------
 
@@ -150,9 +199,16 @@ class OnlineLinearModel(BaseEstimator):
         if _is_sparsified(self):
             return self._served_scores(X)
         state = self._state
+        lazy = self._weights_are_lazy() and self._weights_round != self.t_
+        if lazy and not sp.issparse(X):
+            X = sp.csr_matrix(X)  # score current weights without writing them
         if sp.issparse(X):
+            X = _as_kernel_csr(X)
             scores = np.empty((X.shape[0], state.shape[2]))
-            linear_scores(X.data, X.indices, X.indptr, state, scores)
+            if lazy:
+                self._lazy_sparse_scores(X, state, scores)
+            else:
+                linear_scores(X.data, X.indices, X.indptr, state, scores)
             return scores
         return X @ state[:-1, WEIGHT, :] + state[-1, WEIGHT, :]
 
@@ -185,11 +241,12 @@ class OnlineLinearModel(BaseEstimator):
         if _is_sparsified(self):
             self._served_coef = sp.csr_matrix(self._served_coef)
             return self
-        state = self._kernel_state()
+        state = self._state_for_reading()
         coef = state[:-1, WEIGHT, :].T  # (n_outputs, n_features)
         self._served_coef = sp.csr_matrix(coef)
         self._served_intercept = state[-1, WEIGHT, :].copy()
-        del self._state
+        for name in ("_state", *self._lazy_attributes):
+            vars(self).pop(name, None)
         return self
 
     def densify(self):
@@ -214,17 +271,23 @@ class OnlineLinearModel(BaseEstimator):
 
     # -- the pass loop --------------------------------------------------------------
 
-    def _run_passes(self, X, targets, row_weights, *, max_passes, rng):
+    def _run_passes(self, X, targets, row_weights, *, max_passes, rng, row_scores=None):
         """Run up to ``max_passes`` passes over X; set ``n_iter_`` and advance ``t_``.
 
         With ``rng`` each pass visits the rows in a fresh random order, otherwise in
         the given order. Passes stop early once the mean training loss has not
         improved by ``tol`` for ``n_iter_no_change`` passes. The loss is the mean
         over rows (weighted) and over outputs, so that ``tol`` means the same for
-        a 20-class one-vs-rest model as for each of its binary problems.
+        a 20-class one-vs-rest model as for each of its binary problems. With
+        ``row_scores`` (one pass), row i's scores before its update are written to
+        ``row_scores[i]``.
         """
+        self._check_training_state()
+        self._sync_parameters()
         n_samples = X.shape[0]
-        weight_total = float(row_weights.sum()) * self.intercept_.shape[0]
+        weight_total = float(row_weights.sum()) * self._state.shape[2]
+        if row_scores is None:
+            row_scores = np.empty((0, self._state.shape[2]))
         best_loss = np.inf
         passes_without_improvement = 0
         converged = False
@@ -234,7 +297,9 @@ class OnlineLinearModel(BaseEstimator):
             else:
                 order = rng.permutation(n_samples)
             started = time.perf_counter()
-            loss_sum, rows_done, status = self._run_pass(X, targets, row_weights, order)
+            loss_sum, rows_done, status = self._run_pass(
+                X, targets, row_weights, order, row_scores
+            )
             self.t_ += int(rows_done)
             self.n_iter_ = n_pass
             if status != STATUS_OK:

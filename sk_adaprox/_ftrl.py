@@ -44,29 +44,24 @@ class _FTRL:
     def _n_state_slots(self):
         return 3  # WEIGHT, N, Z
 
-    def _start_training(self, n_features, n_outputs):
-        super()._start_training(n_features, n_outputs)
-        # z = n = 0 gives w = 0 under any parameters: the weights are current.
-        self._weights_computed_with = self._weight_parameters()
-
     def _weight_parameters(self):
-        return (float(self.alpha), float(self.beta), float(self.l1), float(self.l2))
-
-    def _run_pass(self, X, targets, row_weights, order):
-        state = self._kernel_state()
-        alpha, beta, l1, l2 = self._weight_parameters()
-        inverse_alpha = 1.0 / alpha
-        if not np.isfinite(inverse_alpha):
+        alpha = float(self.alpha)
+        if not np.isfinite(1.0 / alpha):
             raise ValueError(
                 f"alpha={alpha!r} is too small: the kernels multiply by 1 / alpha, "
                 "which overflows. Use alpha >= 1e-300."
             )
-        if getattr(self, "_weights_computed_with", None) != (alpha, beta, l1, l2):
-            # First pass, or the parameters changed since the weights were last
-            # written (set_params between calls): every weight is a closed form of
-            # its z and n under the parameters, so rewrite them all once.
-            _kernels.weights_all(state, inverse_alpha, beta, l1, l2)
-            self._weights_computed_with = (alpha, beta, l1, l2)
+        return (alpha, float(self.beta), float(self.l1), float(self.l2))
+
+    def _adopt_parameters(self, state, old, new):
+        # A new state's weights are 0 under any parameters; otherwise every weight,
+        # a closed form of its z and n, is rewritten once under the new ones.
+        if old is not None:
+            alpha, beta, l1, l2 = new
+            _kernels.weights_all(state, 1.0 / alpha, beta, l1, l2)
+
+    def _run_pass(self, X, targets, row_weights, order, row_scores):
+        alpha, beta, l1, l2 = self._state_parameters
         return _kernels.ftrl_pass(
             X.data,
             X.indices,
@@ -74,10 +69,11 @@ class _FTRL:
             targets,
             row_weights,
             order,
-            state,
+            self._kernel_state(),
+            row_scores,
             LOSS_CODES[self.loss],
             float(getattr(self, "epsilon", 0.0)),
-            inverse_alpha,
+            1.0 / alpha,
             beta,
             l1,
             l2,

@@ -10,7 +10,8 @@ row is the intercept.
 are :class:`StateSlot` attributes: views of one slot, in scikit-learn's shapes. They
 are read-write (writing into them, or assigning an array of the same shape, changes
 the model) and are not stored separately, so pickling stores the state once and a
-loaded model keeps training where it stopped.
+loaded model keeps training where it stopped. Where an algorithm updates weights
+lazily, reading any of them first brings every weight up to the current round.
 
 ``sparsify()`` replaces the state by the weights alone (``_served_coef``, a CSR
 matrix, and ``_served_intercept``): ``coef_`` and ``intercept_`` then return those,
@@ -96,6 +97,8 @@ class StateSlot:
         state = vars(estimator).get("_state")
         if state is None or self.slot >= state.shape[1]:
             return None
+        # Lazy weights are caught up first: a state attribute is never behind.
+        state = estimator._state_for_reading()
         if self.intercept:
             return state[-1, self.slot, :]
         features = state[:-1, self.slot, :]

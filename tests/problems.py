@@ -31,3 +31,24 @@ def epoch_orders(n_samples, n_epochs, shuffle, random_state):
         for _ in range(n_epochs)
     ]
     return np.concatenate(orders)
+
+
+def run_one_pass(estimator, X, targets, row_weights, order):
+    """Start ``estimator`` on X's width with one output and run its kernel once over
+    ``order`` with ±1 (or real) ``targets``, bypassing label encoding. Returns
+    ``(loss_sum, rows_done, status)``; ``t_`` counts the rows done."""
+    estimator._start_training(X.shape[1], 1)
+    estimator._sync_parameters()
+    result = estimator._run_pass(X, targets, row_weights, order, np.empty((0, 1)))
+    estimator.t_ += int(result[1])
+    return result
+
+
+def assert_vars_equal(actual, expected):
+    """Two ``vars()`` dicts hold the same names and bit-for-bit equal values."""
+    assert sorted(actual) == sorted(expected)
+    for name, value in expected.items():
+        if isinstance(value, np.ndarray):
+            assert np.array_equal(actual[name], value), name
+        else:
+            assert actual[name] == value, name

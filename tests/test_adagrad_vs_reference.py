@@ -1,6 +1,7 @@
 """The compiled AdaGrad kernels, through the estimators, against the literal
 non-lazy reference implementation of ALGORITHMS.md §1a/§1b (reference_adagrad.py)."""
 
+import copy
 import math
 
 import numpy as np
@@ -8,8 +9,8 @@ import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from problems import epoch_orders, sparse_problem
-from reference_adagrad import reference_adagrad
+from problems import assert_vars_equal, epoch_orders, run_one_pass, sparse_problem
+from reference_adagrad import _dual_averaging_weights, reference_adagrad
 
 from sk_adaprox import AdaGradClassifier, AdaGradRegressor
 from sk_adaprox._kernels import adagrad as _kernels
@@ -168,11 +169,9 @@ def test_random_problems_match_reference(
     params = dict(loss=loss, update=update, eta=eta, delta=delta, l1=l1, l2=l2)
     clf = AdaGradClassifier(**params, shuffle=False)
     # Drive the kernel with ±1 targets directly (no label encoding to get in the way).
-    clf._start_training(n_features, 1)
     order = np.concatenate([np.arange(n_samples)] * 2)
-    _, rows_done, status = clf._run_pass(X, targets, row_weights, order)
+    _, rows_done, status = run_one_pass(clf, X, targets, row_weights, order)
     assert (rows_done, status) == (order.shape[0], STATUS_OK)
-    clf.t_ += rows_done
     expected, _ = reference_adagrad(
         dense,
         targets,
@@ -194,8 +193,8 @@ def test_pass_loss_is_the_weighted_pre_update_loss():
         loss="log_loss", update="mirror_descent", eta=0.5, delta=1e-6, l1=0.0, l2=0.01
     )
     clf = AdaGradClassifier(**params)
-    clf._start_training(X.shape[1], 1)
-    loss_sum, _, _ = clf._run_pass(X, targets, row_weights, np.arange(X.shape[0]))
+    order = np.arange(X.shape[0])
+    loss_sum, _, _ = run_one_pass(clf, X, targets, row_weights, order)
     _, expected = reference_adagrad(
         X.toarray(), targets, row_weights, n_outputs=1, fit_intercept=True, **params
     )
@@ -263,3 +262,129 @@ def test_series_helpers_match_libm_within_two_ulps(helper, reference, limit):
     for x in arguments:
         expected = reference(x)
         assert abs(helper(x) - expected) <= 2 * 2.3e-16 * abs(expected), x
+
+
+# -- lazy state across calls ------------------------------------------------------
+
+CHUNKS = [(0, 1), (1, 13), (13, 14), (14, 40), (40, 50)]
+
+
+def _reference_state(update, n_outputs, params, X, targets, weights, state, t0):
+    return reference_adagrad(
+        X.toarray(),
+        targets,
+        weights,
+        n_outputs=n_outputs,
+        fit_intercept=True,
+        update=update,
+        state=state,
+        t0=t0,
+        **params,
+    )[0]
+
+
+def _reference_scores(reference_state, X):
+    return X.toarray() @ reference_state["coef"].T + reference_state["intercept"]
+
+
+@pytest.mark.parametrize("update", ["mirror_descent", "dual_averaging"])
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_lazy_state_matches_reference_after_every_call(update, n_classes):
+    """Each partial_fit call leaves the lazy weights behind; predictions in between
+    score the caught-up weights without changing the model, and the state read
+    after each call equals the non-lazy reference."""
+    X = sparse_problem(seed=12)
+    X_test = sparse_problem(seed=13)[:20]
+    rng = np.random.default_rng(12)
+    y = rng.integers(0, n_classes, X.shape[0])
+    sample_weight = rng.uniform(0.2, 2.0, X.shape[0])
+    params = dict(loss="log_loss", eta=0.4, delta=0.1, l1=0.02, l2=0.05)
+    clf = AdaGradClassifier(update=update, **params)
+    targets = np.where(y == 1, 1.0, -1.0) if n_classes == 2 else y.astype(float)
+    n_outputs = 1 if n_classes == 2 else n_classes
+    expected = None
+    for start, stop in CHUNKS:
+        rows = slice(start, stop)
+        clf.partial_fit(
+            X[rows],
+            y[rows],
+            classes=np.arange(n_classes),
+            sample_weight=sample_weight[rows],
+        )
+        expected = _reference_state(
+            update,
+            n_outputs,
+            params,
+            X[rows],
+            targets[rows],
+            sample_weight[rows],
+            expected,
+            start,
+        )
+        raw = copy.deepcopy(vars(clf))
+        for scored in (X_test, X_test.toarray()):
+            scores = np.atleast_2d(clf.decision_function(scored).T).T
+            np.testing.assert_allclose(
+                scores, _reference_scores(expected, X_test), rtol=1e-11, atol=1e-12
+            )
+        assert_vars_equal(vars(clf), raw)  # scoring wrote nothing
+        _assert_same_state(clf, expected, n_outputs)
+
+
+@pytest.mark.parametrize("update", ["mirror_descent", "dual_averaging"])
+@pytest.mark.parametrize(
+    "change",
+    [dict(l1=0.05), dict(l2=0.0, l1=0.0), dict(eta=0.2, delta=0.5), dict(l2=0.2)],
+)
+def test_parameters_changed_between_calls_apply_from_that_round_on(update, change):
+    X = sparse_problem(seed=14)
+    y = np.random.default_rng(14).integers(0, 2, X.shape[0])
+    targets = np.where(y == 1, 1.0, -1.0)
+    weights = np.ones(X.shape[0])
+    before = dict(loss="hinge", eta=0.4, delta=0.1, l1=0.02, l2=0.05)
+    after = {**before, **change}
+    clf = AdaGradClassifier(update=update, **before)
+    clf.partial_fit(X[:25], y[:25], classes=[0, 1])
+    clf.set_params(**change)
+    clf.partial_fit(X[25:], y[25:])
+    expected = _reference_state(
+        update, 1, before, X[:25], targets[:25], weights[:25], None, 0
+    )
+    if update == "dual_averaging":
+        # A dual-averaging weight is a function of u, G and t under the current
+        # parameters (as an FTRL weight is of z and n): the first round after the
+        # change already scores with the new ones. The reference scores with the
+        # weights it stored, so it is handed them recomputed at round 25.
+        scale = after["delta"] + np.sqrt(expected["sum_sq_grad"])
+        expected["coef"] = _dual_averaging_weights(
+            expected["sum_grad"], scale, 25, after["eta"], after["l1"], after["l2"]
+        )
+    expected = _reference_state(
+        update, 1, after, X[25:], targets[25:], weights[25:], expected, 25
+    )
+    _assert_same_state(clf, expected, 1)
+
+
+def test_training_continues_exactly_after_a_rejected_row():
+    """A diverging row is not applied; the lazy bookkeeping of its features goes
+    back to where it was, so the next call continues the reference exactly."""
+    X = sparse_problem(seed=15).toarray()
+    y = np.random.default_rng(15).normal(size=X.shape[0])
+    bad = X.copy()[:1]
+    bad[0, 1:4] = [1e200, 2.0, -1.0]
+    params = dict(loss="squared_error", eta=0.3, delta=0.1, l1=0.01, l2=0.02)
+    reg = AdaGradRegressor(**params).partial_fit(X[:20], y[:20])
+    with pytest.raises(ValueError, match="diverged at row 0"):
+        reg.partial_fit(bad, [1e200])
+    reg.partial_fit(X[20:], y[20:])
+    expected = reference_adagrad(
+        X,
+        y,
+        np.ones(X.shape[0]),
+        n_outputs=1,
+        fit_intercept=True,
+        update="mirror_descent",
+        **params,
+    )[0]
+    assert reg.t_ == X.shape[0]
+    _assert_same_state(reg, expected, 1)

@@ -29,7 +29,7 @@ def _scripted_losses(monkeypatch, estimator_class, mean_losses):
     inherits from its algorithm mixin, whichever that is."""
     script = iter(mean_losses)
 
-    def fake_pass(self, X, targets, row_weights, order):
+    def fake_pass(self, X, targets, row_weights, order, row_scores):
         return next(script) * row_weights.sum(), order.shape[0], STATUS_OK
 
     monkeypatch.setattr(estimator_class, "_run_pass", fake_pass)

@@ -6,7 +6,7 @@ import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from problems import epoch_orders, sparse_problem
+from problems import epoch_orders, run_one_pass, sparse_problem
 from reference_ftrl import reference_ftrl
 
 from sk_adaprox import AdaGradClassifier, FTRLClassifier, FTRLRegressor
@@ -189,9 +189,8 @@ def test_random_problems_match_reference(
     params = dict(loss=loss, alpha=alpha, beta=beta, l1=l1, l2=l2)
     clf = FTRLClassifier(**params, shuffle=False)
     # Drive the kernel with ±1 targets directly (no label encoding to get in the way).
-    clf._start_training(n_features, 1)
     order = np.concatenate([np.arange(n_samples)] * 2)
-    _, rows_done, status = clf._run_pass(X, targets, row_weights, order)
+    _, rows_done, status = run_one_pass(clf, X, targets, row_weights, order)
     assert (rows_done, status) == (order.shape[0], STATUS_OK)
     expected, _ = reference_ftrl(
         dense,
@@ -212,8 +211,8 @@ def test_pass_loss_is_the_weighted_pre_update_loss():
     row_weights = rng.uniform(0.5, 1.5, X.shape[0])
     params = dict(loss="log_loss", alpha=0.5, beta=1.0, l1=0.1, l2=0.01)
     clf = FTRLClassifier(**params)
-    clf._start_training(X.shape[1], 1)
-    loss_sum, _, _ = clf._run_pass(X, targets, row_weights, np.arange(X.shape[0]))
+    order = np.arange(X.shape[0])
+    loss_sum, _, _ = run_one_pass(clf, X, targets, row_weights, order)
     _, expected = reference_ftrl(
         X.toarray(), targets, row_weights, n_outputs=1, fit_intercept=True, **params
     )

@@ -20,11 +20,13 @@ NARROW = 2**16
 WIDE = 2**24
 _STATM = Path("/proc/self/statm")
 
-# What each algorithm guarantees today: FTRL with any l1/l2, AdaGrad without them.
+# Every algorithm, with and without regularisation (lazy for AdaGrad).
 CASES = {
     "ftrl": dict(l1=0.5, l2=0.1),
-    "adagrad_md": {},
-    "adagrad_da": {},
+    "adagrad_md": dict(l1=1e-6, l2=1e-6),
+    "adagrad_da": dict(l1=1e-6, l2=1e-6),
+    "adagrad_md-unregularised": {},
+    "adagrad_da-unregularised": {},
 }
 
 
@@ -54,7 +56,7 @@ def _streaming_cost(algorithm, kind, params, n_features):
     batches = [_batch(n_features, seed) for seed in (0, 1)]
     if kind == "regressor":
         batches = [(X, y.astype(float)) for X, y in batches]
-    model = make(algorithm, kind, **params)
+    model = make(algorithm.split("-")[0], kind, **params)
     extra = {"classes": [0, 1]} if kind != "regressor" else {}
     resident = _resident_bytes()
     model.partial_fit(*batches[0], **extra)

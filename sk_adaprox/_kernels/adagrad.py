@@ -170,8 +170,8 @@ def md_catch_up_all(state, idle_decay, last_round, t, l1, l2):
 def _md_catch_up_row(indices, start, end, state, idle_decay, last_round, t, l1, l2):
     """Bring the row's features up to round t - 1 and mark them as at round t.
 
-    Round t's step follows; if the row is rejected instead, the final catch-up sees
-    skipped = -1 for its features and leaves them at round t - 1. Measured choices:
+    Round t's step follows; if the row is rejected instead, md_pass marks its
+    features as at round t - 1 again. Measured choices:
     a loop of its own, because inside the scoring loop the catch-up made the
     unregularised pass 8 % slower even though never taken; and the inner loop of
     md_catch_up_all written again, because a per-feature helper shared by
@@ -265,6 +265,7 @@ def md_pass(
     state,
     last_round,
     idle_decay,
+    row_scores,
     t0,
     loss,
     epsilon,
@@ -277,22 +278,24 @@ def md_pass(
     """One pass of AdaGrad composite mirror descent over the rows in ``order``.
 
     ``state`` has the slots ``WEIGHT`` and ``SUM_SQ_GRAD``. With l1 or l2 > 0,
-    regularisation is lazy and two scratch arrays (shaped ``(n_features,)`` and
-    ``(n_features, K)``; their content on entry does not matter) hold
-    ``last_round[j]``, the last round whose step has been applied to feature j (or is
-    being applied, within a row), and ``idle_decay[j, k]``, the coordinate's
-    :func:`md_idle_decay` since then. On exit every feature is current.
+    regularisation is lazy: ``last_round[j]`` (shape ``(n_features,)``) is the last
+    round whose step has been applied to feature j, and ``idle_decay[j, k]`` (shape
+    ``(n_features, K)``) the coordinate's :func:`md_idle_decay` since then; both are
+    part of the model's state and carry over between passes and calls
+    (:func:`md_start_lazy` fills them). A feature's ``WEIGHT`` is its value at
+    ``last_round``; :func:`md_catch_up_all` or :func:`md_scores` give current values.
+    If ``row_scores`` has rows, ``row_scores[pos]`` receives the scores of the row
+    visited at ``pos``, before its update.
     """
     n_outputs = state.shape[2]
     intercept_state = state[state.shape[0] - 1]
     regularized = l1 > 0.0 or l2 > 0.0
+    record_scores = row_scores.shape[0] > 0
     scores = np.empty(n_outputs)
     scaled_dloss = np.empty(n_outputs)
     loss_sum = 0.0
     status = STATUS_OK
     rows_done = 0
-    if regularized:
-        md_start_lazy(state, last_round, idle_decay, t0, eta, delta, l1, l2)
     for pos in range(order.shape[0]):
         i = order[pos]
         t = t0 + pos + 1
@@ -321,6 +324,8 @@ def md_pass(
                     w = state[j, WEIGHT, k]
                     scores[k] += w * x
                     max_abs_w = max(max_abs_w, abs(w))
+        if record_scores:
+            row_scores[pos] = scores
         row_loss = row_derivatives(
             loss, epsilon, targets[i], scores, row_weights[i], scaled_dloss
         )
@@ -367,8 +372,11 @@ def md_pass(
             _md_intercept_update(scaled_dloss, intercept_state, eta, delta, False)
         loss_sum += row_weights[i] * row_loss
         rows_done += 1
-    if regularized:
-        md_catch_up_all(state, idle_decay, last_round, t0 + rows_done, l1, l2)
+    if status != STATUS_OK and regularized:
+        # The rejected row's features were caught up to its round t - 1 and marked
+        # as being at round t; round t did not happen.
+        for p in range(indptr[order[rows_done]], indptr[order[rows_done] + 1]):
+            last_round[indices[p]] = t0 + rows_done
     return loss_sum, rows_done, status
 
 
@@ -463,6 +471,7 @@ def da_pass(
     row_weights,
     order,
     state,
+    row_scores,
     t0,
     loss,
     epsilon,
@@ -477,12 +486,14 @@ def da_pass(
     ``state`` has the slots ``WEIGHT``, ``SUM_SQ_GRAD`` and ``SUM_GRAD``. The weights
     are a function of (u, G, t). Without l1/l2 a weight changes only when its feature
     is touched, so it is kept current row by row; with l1 or l2 every weight moves
-    with t, so weights are computed when read and written for all features once, at
-    the end of the pass.
+    with t, so the pass computes each weight when it reads it and leaves ``WEIGHT``
+    alone (:func:`da_weights_all` or :func:`da_scores` give current values).
+    ``row_scores`` as in :func:`md_pass`.
     """
     n_outputs = state.shape[2]
     intercept_state = state[state.shape[0] - 1]
     regularized = l1 > 0.0 or l2 > 0.0
+    record_scores = row_scores.shape[0] > 0
     scores = np.empty(n_outputs)
     scaled_dloss = np.empty(n_outputs)
     loss_sum = 0.0
@@ -514,6 +525,8 @@ def da_pass(
                 else:
                     w = state[j, WEIGHT, k]
                 scores[k] += w * x
+        if record_scores:
+            row_scores[pos] = scores
         row_loss = row_derivatives(
             loss, epsilon, targets[i], scores, row_weights[i], scaled_dloss
         )
@@ -561,6 +574,57 @@ def da_pass(
             _da_intercept_update(scaled_dloss, intercept_state, t, eta, delta, False)
         loss_sum += row_weights[i] * row_loss
         rows_done += 1
-    if regularized:
-        da_weights_all(state, t0 + rows_done, eta, delta, l1, l2)
     return loss_sum, rows_done, status
+
+
+# ------------------------------------------------------------------------------
+# Scores with lazy weights: the current values, computed without writing them
+# ------------------------------------------------------------------------------
+
+
+@jit
+def md_scores(data, indices, indptr, state, last_round, idle_decay, t, l1, l2, out):
+    """:func:`~.sparse.linear_scores` for mirror descent with lazy l1/l2: each weight
+    is brought from its ``last_round`` to round ``t`` on the fly (the state is not
+    written), so the scores are those of the caught-up model."""
+    n_outputs = state.shape[2]
+    intercept_row = state.shape[0] - 1
+    for i in range(indptr.shape[0] - 1):
+        for k in range(n_outputs):
+            out[i, k] = 0.0
+        for p in range(indptr[i], indptr[i + 1]):
+            j = indices[p]
+            x = data[p]
+            skipped = t - last_round[j]
+            for k in range(n_outputs):
+                w = md_skip(state[j, WEIGHT, k], idle_decay[j, k], skipped, l1, l2)
+                out[i, k] += x * w
+        for k in range(n_outputs):
+            out[i, k] += state[intercept_row, WEIGHT, k]
+
+
+@jit
+def da_scores(data, indices, indptr, state, t, eta, delta, l1, l2, out):
+    """:func:`~.sparse.linear_scores` for regularised dual averaging: each weight is
+    the §1b closed form of its (u, G) after ``t`` rounds."""
+    n_outputs = state.shape[2]
+    intercept_row = state.shape[0] - 1
+    for i in range(indptr.shape[0] - 1):
+        for k in range(n_outputs):
+            out[i, k] = 0.0
+        for p in range(indptr[i], indptr[i + 1]):
+            j = indices[p]
+            x = data[p]
+            for k in range(n_outputs):
+                w = da_weight(
+                    state[j, SUM_GRAD, k],
+                    state[j, SUM_SQ_GRAD, k],
+                    t,
+                    eta,
+                    delta,
+                    l1,
+                    l2,
+                )
+                out[i, k] += x * w
+        for k in range(n_outputs):
+            out[i, k] += state[intercept_row, WEIGHT, k]

@@ -167,6 +167,7 @@ def ftrl_pass(
     row_weights,
     order,
     state,
+    row_scores,
     loss,
     epsilon,
     inverse_alpha,
@@ -179,9 +180,12 @@ def ftrl_pass(
 
     ``state`` has the slots ``WEIGHT``, ``N`` and ``Z``; ``WEIGHT`` holds each
     coordinate's closed-form weight of its (z, n), so scores read it directly.
+    If ``row_scores`` has rows, ``row_scores[pos]`` receives the scores of the row
+    visited at ``pos``, before its update.
     """
     n_outputs = state.shape[2]
     intercept_state = state[state.shape[0] - 1]
+    record_scores = row_scores.shape[0] > 0
     scores = np.empty(n_outputs)
     scaled_dloss = np.empty(n_outputs)
     loss_sum = 0.0
@@ -214,6 +218,8 @@ def ftrl_pass(
                 scores[k] += w * x
                 max_abs_w = max(max_abs_w, abs(w))
                 max_abs_z = max(max_abs_z, abs(state[j, Z, k]))
+        if record_scores:
+            row_scores[pos] = scores
         row_loss = row_derivatives(
             loss, epsilon, targets[i], scores, row_weights[i], scaled_dloss
         )
