@@ -33,6 +33,7 @@ from sklearn.utils.validation import (
 from ._kernels.common import STATUS_NONFINITE_SCORE, STATUS_OK, WEIGHT
 from ._kernels.sparse import csr_has_duplicate_indices, linear_scores
 from ._state import StateSlot, _is_sparsified, new_state
+from ._validation import checked_X
 
 
 class OnlineLinearModel(BaseEstimator):
@@ -112,6 +113,11 @@ class OnlineLinearModel(BaseEstimator):
 
     def _is_initialized(self):
         return hasattr(self, "t_")
+
+    def _check_fitted(self):
+        """check_is_fitted, at the cost of one dict lookup when fitted."""
+        if "t_" not in vars(self):
+            check_is_fitted(self)
 
     def _check_warm_start(self, n_features, n_outputs):
         """Raise unless the fitted state can be continued on data of this shape."""
@@ -193,9 +199,17 @@ class OnlineLinearModel(BaseEstimator):
         Sparse input is scored by a kernel that reads the weights where they are;
         scipy would first copy the strided ``coef_`` view, O(n_features) per call.
         """
-        X = validate_data(
-            self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=False
-        )
+        checked = checked_X(self, X)
+        if checked is not None:
+            X = checked
+        else:
+            X = validate_data(
+                self,
+                X,
+                accept_sparse="csr",
+                dtype=[np.float64, np.float32],
+                reset=False,
+            )
         if _is_sparsified(self):
             return self._served_scores(X)
         state = self._state

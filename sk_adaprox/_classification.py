@@ -6,15 +6,16 @@ updated in the same pass, and the target is the class index.
 """
 
 import numpy as np
+from scipy.special import expit
 from sklearn.base import _fit_context
 from sklearn.utils import check_random_state, compute_class_weight
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets, unique_labels
-from sklearn.utils.validation import check_is_fitted
 
-from ._base import unchanged_on_error
+from ._base import _as_kernel_csr, unchanged_on_error
 from ._losses import CLASSIFICATION_LOSSES, PROBABILISTIC_LOSSES
+from ._validation import checked_sample_weight, checked_X, checked_y
 
 
 def _check_proba(estimator):
@@ -88,7 +89,6 @@ class OnlineClassifierMixin:
         self._run_passes(X, targets, row_weights, max_passes=self.max_iter, rng=rng)
         return self
 
-    @_fit_context(prefer_skip_nested_validation=True)
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Continue training with one pass over the given rows, in their order.
 
@@ -113,6 +113,27 @@ class OnlineClassifierMixin:
         self : object
             The updated estimator.
         """
+        self._learn_batch(X, y, classes, sample_weight, record_scores=False)
+        return self
+
+    def _learn_batch(self, X, y, classes, sample_weight, *, record_scores):
+        """partial_fit's work; with ``record_scores``, return each row's scores
+        before the model learned from it (n_samples, n_outputs)."""
+        batch = self._streamed_batch(X, y, classes, sample_weight)
+        if batch is None:
+            batch = self._validated_batch(X, y, classes, sample_weight)
+        X, targets, row_weights = batch
+        scores = np.empty((X.shape[0], self._state.shape[2])) if record_scores else None
+        self._run_passes(
+            X, targets, row_weights, max_passes=1, rng=None, row_scores=scores
+        )
+        return scores
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def _validated_batch(self, X, y, classes, sample_weight):
+        """``(X, targets, row_weights)`` after full validation of the parameters and
+        the batch; on the first call, also the start of training. A batch that fails
+        leaves the estimator as it was."""
         first_call = not self._is_initialized()
         with unchanged_on_error(self):
             classes = self._partial_fit_classes(classes, first_call)
@@ -124,8 +145,26 @@ class OnlineClassifierMixin:
         if first_call:
             self._start_training(X.shape[1], _n_outputs(classes))
             self.classes_ = classes
-        self._run_passes(X, targets, row_weights, max_passes=1, rng=None)
-        return self
+        return X, targets, row_weights
+
+    def _streamed_batch(self, X, y, classes, sample_weight):
+        """``(X, targets, row_weights)`` for a fitted model's batch that passes the
+        checks of :mod:`sk_adaprox._validation`, or None for full validation."""
+        if not self._is_initialized() or self.class_weight is not None:
+            return None
+        if classes is not None and not np.array_equal(classes, self.classes_):
+            return None
+        X = checked_X(self, X)
+        if X is None:
+            return None
+        y = checked_y(y, X.shape[0], classification=True)
+        sample_weight = checked_sample_weight(sample_weight, X.shape[0])
+        if y is None or sample_weight is None:
+            return None
+        targets, row_weights = self._encode_labels(
+            y, sample_weight, self.classes_, True
+        )
+        return _as_kernel_csr(X), targets, row_weights
 
     def _partial_fit_classes(self, classes, first_call):
         if first_call:
@@ -151,9 +190,8 @@ class OnlineClassifierMixin:
 
     def _encode_labels(self, y, sample_weight, classes, partial):
         """Kernel targets and row weights (sample weight x class weight) for y."""
-        codes = np.searchsorted(classes, y)
-        known = codes < classes.shape[0]
-        known[known] = classes[codes[known]] == y[known]
+        codes = classes.searchsorted(y)
+        known = classes.take(codes, mode="clip") == y
         if not known.all():
             unseen = np.unique(y[~known])
             raise ValueError(
@@ -174,7 +212,7 @@ class OnlineClassifierMixin:
             )
             row_weights = sample_weight * class_weights[codes]
         if classes.shape[0] == 2:
-            targets = np.where(codes == 1, 1.0, -1.0)
+            targets = codes * 2.0 - 1.0  # codes 0, 1 -> -1, +1
         else:
             targets = codes.astype(np.float64)
         return targets, row_weights
@@ -193,9 +231,34 @@ class OnlineClassifierMixin:
             The score of the positive class ``classes_[1]`` for binary problems,
             otherwise one score per class.
         """
-        check_is_fitted(self)
-        scores = self._linear_scores(X)
+        self._check_fitted()
+        return self._decision_from_scores(self._linear_scores(X))
+
+    def predict(self, X):
+        """Predict class labels: the class of the largest score (binary: the
+        positive class ``classes_[1]`` where the score is > 0).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Input data.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Predicted class label of each row.
+        """
+        self._check_fitted()
+        return self._labels_from_scores(self._linear_scores(X))
+
+    @staticmethod
+    def _decision_from_scores(scores):
         return scores[:, 0] if scores.shape[1] == 1 else scores
+
+    def _labels_from_scores(self, scores):
+        if scores.shape[1] == 1:
+            return self.classes_[(scores[:, 0] > 0).astype(np.intp)]
+        return self.classes_[scores.argmax(axis=1)]
 
     @available_if(_check_proba)
     def predict_proba(self, X):
@@ -216,10 +279,21 @@ class OnlineClassifierMixin:
         ndarray of shape (n_samples, n_classes)
             Probability of each class, columns ordered as ``classes_``.
         """
-        check_is_fitted(self)
+        self._check_fitted()
+        return self._proba_from_scores(self._linear_scores(X))
+
+    def _proba_from_scores(self, scores):
+        decision = self._decision_from_scores(scores)
         if self.loss == "log_loss":
-            return self._predict_proba_lr(X)
-        positive = (np.clip(self.decision_function(X), -1.0, 1.0) + 1.0) / 2.0
+            # scikit-learn's _predict_proba_lr, on scores already computed.
+            probability = expit(decision)
+            if probability.ndim == 1:
+                both = np.empty((probability.shape[0], 2))
+                both[:, 0] = 1.0 - probability
+                both[:, 1] = probability
+                return both
+            return probability / probability.sum(axis=1)[:, np.newaxis]
+        positive = (np.clip(decision, -1.0, 1.0) + 1.0) / 2.0
         if positive.ndim == 1:
             return np.column_stack([1.0 - positive, positive])
         total = positive.sum(axis=1, keepdims=True)

@@ -2,13 +2,14 @@
 
 from numbers import Real
 
+import numpy as np
 from sklearn.base import _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted
 
-from ._base import unchanged_on_error
+from ._base import _as_kernel_csr, unchanged_on_error
 from ._losses import REGRESSION_LOSSES
+from ._validation import checked_sample_weight, checked_X, checked_y
 
 
 class OnlineRegressorMixin:
@@ -66,7 +67,6 @@ class OnlineRegressorMixin:
         )
         return self
 
-    @_fit_context(prefer_skip_nested_validation=True)
     def partial_fit(self, X, y, sample_weight=None):
         """Continue training with one pass over the given rows, in their order.
 
@@ -88,6 +88,34 @@ class OnlineRegressorMixin:
         self : object
             The updated estimator.
         """
+        self._learn_batch(X, y, None, sample_weight, record_scores=False)
+        return self
+
+    def _learn_batch(self, X, y, classes, sample_weight, *, record_scores):
+        """partial_fit's work; with ``record_scores``, return each row's
+        prediction before the model learned from it, shape (n_samples, 1)."""
+        if classes is not None:
+            raise ValueError("classes is for classifiers; a regressor takes None.")
+        batch = self._streamed_batch(X, y, sample_weight)
+        if batch is None:
+            batch = self._validated_batch(X, y, sample_weight)
+        X, y, sample_weight = batch
+        scores = np.empty((X.shape[0], 1)) if record_scores else None
+        self._run_passes(
+            X,
+            y.astype(float, copy=True),
+            sample_weight,
+            max_passes=1,
+            rng=None,
+            row_scores=scores,
+        )
+        return scores
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def _validated_batch(self, X, y, sample_weight):
+        """``(X, y, row_weights)`` after full validation of the parameters and the
+        batch; on the first call, also the start of training. A batch that fails
+        leaves the estimator as it was."""
         first_call = not self._is_initialized()
         with unchanged_on_error(self):
             X, y, sample_weight = self._validate_training_data(
@@ -95,10 +123,21 @@ class OnlineRegressorMixin:
             )
         if first_call:
             self._start_training(X.shape[1], 1)
-        self._run_passes(
-            X, y.astype(float, copy=True), sample_weight, max_passes=1, rng=None
-        )
-        return self
+        return X, y, sample_weight
+
+    def _streamed_batch(self, X, y, sample_weight):
+        """``(X, y, row_weights)`` for a fitted model's batch that passes the
+        checks of :mod:`sk_adaprox._validation`, or None for full validation."""
+        if not self._is_initialized():
+            return None
+        X = checked_X(self, X)
+        if X is None:
+            return None
+        y = checked_y(y, X.shape[0], classification=False)
+        sample_weight = checked_sample_weight(sample_weight, X.shape[0])
+        if y is None or sample_weight is None:
+            return None
+        return _as_kernel_csr(X), y, sample_weight
 
     def predict(self, X):
         """Predict with the linear model: ``X @ coef_ + intercept_``.
@@ -113,5 +152,5 @@ class OnlineRegressorMixin:
         ndarray of shape (n_samples,)
             Predicted values.
         """
-        check_is_fitted(self)
+        self._check_fitted()
         return self._linear_scores(X)[:, 0]
