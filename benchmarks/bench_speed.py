@@ -23,11 +23,16 @@ interleaved rounds and each keeps its best (min) time. It is compared with
   validation, no intercept, no divergence checks): the floor for FTRL, run with
   ``l1 = l2 = 0`` and with the ``l1`` of the regularised FTRL run.
 
-Targets (the issue): >= 0.8x the minimal loop and >= 1.0x SGDClassifier; with ``l1``
-and ``l2`` on, >= 0.5x the minimal loop; 20 classes cost <= 4x the binary epoch; the
-first fit in a new process (``import sk_adaprox`` plus a default ``fit`` of a small
-problem; scikit-learn already imported) takes <= 0.3 s with a warm Numba cache and
-<= 10 s with an empty one (every kernel compiled). FTRL (issue 8): >= 0.8x the
+Targets, each a ratio to a floor measured in the same run (issue 2 stated some
+against peers; issue 9 restated those it showed to lie beyond their floors): >= 0.8x
+the minimal loop; with ``l1`` and ``l2`` on, >= 0.8x a minimal loop with the same
+lazy arithmetic (mirror descent) and >= 0.5x the minimal loop (dual averaging); a
+20-class epoch no slower than the minimal 20-class loop; the first fit in a new
+process (``import sk_adaprox`` plus a default ``fit`` of a small problem;
+scikit-learn already imported) within 0.1 s of Numba's own floor (import plus the
+first call of a trivial cached function) with a warm cache, and <= 10 s with an
+empty one (every kernel compiled). SGDClassifier, 20 classes / binary and the
+absolute first-fit time are shown as "info". FTRL (issue 8): >= 0.8x the
 minimal FTRL loop with ``l1 = l2 = 0`` and >= 0.7x with ``l1 > 0``. Rows marked
 "info" in the final table are context, not targets.
 """
@@ -201,6 +206,63 @@ def one_ftrl_epoch(**params):
     )
 
 
+@numba.njit(cache=True)
+def minimal_md_l1l2_epoch(data, indices, indptr, y, block, eta, delta, l1, l2):
+    """One epoch of mirror descent with lazy l1/l2 (ALGORITHMS.md §1a), the same
+    arithmetic as the estimator in the plainest form: ``block[j]`` holds feature
+    j's weight, G, last round and idle decay side by side (one 32-byte block);
+    libm's exp and log1p; ``l2 > 0``. No intercept or checks."""
+    n_rows = indptr.shape[0] - 1
+    for i in range(n_rows):
+        t = i + 1
+        start = indptr[i]
+        end = indptr[i + 1]
+        score = 0.0
+        for p in range(start, end):
+            j = indices[p]
+            w = block[j, 0]
+            skipped = t - 1 - block[j, 2]
+            if skipped > 0.0 and w != 0.0:
+                r_power = math.exp(-skipped * block[j, 3])
+                magnitude = r_power * abs(w) - (l1 / l2) * (1.0 - r_power)
+                w = math.copysign(magnitude, w) if magnitude > 0.0 else 0.0
+                block[j, 0] = w
+            block[j, 2] = t
+            score += w * data[p]
+        z = y[i] * score
+        if z > 0.0:
+            e = math.exp(-z)
+            d = -y[i] * e / (1.0 + e)
+        else:
+            d = -y[i] / (1.0 + math.exp(z))
+        for p in range(start, end):
+            j = indices[p]
+            g = d * data[p]
+            block[j, 1] += g * g
+            step = eta / (delta + math.sqrt(block[j, 1]))
+            v = block[j, 0] - step * g
+            magnitude = abs(v) - step * l1
+            if magnitude > 0.0:
+                block[j, 0] = math.copysign(magnitude / (1.0 + step * l2), v)
+            else:
+                block[j, 0] = 0.0
+            block[j, 3] = math.log1p(step * l2)
+    for j in range(block.shape[0]):  # every weight caught up, as coef_ shows it
+        skipped = n_rows - block[j, 2]
+        w = block[j, 0]
+        if skipped > 0.0 and w != 0.0:
+            r_power = math.exp(-skipped * block[j, 3])
+            magnitude = r_power * abs(w) - (l1 / l2) * (1.0 - r_power)
+            block[j, 0] = math.copysign(magnitude, w) if magnitude > 0.0 else 0.0
+
+
+def minimal_md_l1l2_fit(X, y):
+    block = np.zeros((X.shape[1], 4))
+    y_pm = np.where(y == 1, 1.0, -1.0)
+    minimal_md_l1l2_epoch(X.data, X.indices, X.indptr, y_pm, block, ETA, DELTA, L1, L2)
+    return block[:, 0].copy()
+
+
 def minimal_fit_ovr(X, y):
     w = np.zeros((X.shape[1], N_CLASSES))
     g2 = np.zeros((X.shape[1], N_CLASSES))
@@ -286,6 +348,13 @@ def contenders():
             "binary",
             lambda X, y: one_epoch(update="dual_averaging").fit(X, y),
             "estimator",
+        ),
+        (
+            "minimal_md_reg",
+            f"minimal loop, l1={L1:g}, l2={L2:g} (mirror_descent)",
+            "binary",
+            minimal_md_l1l2_fit,
+            "w",
         ),
         (
             "ours_md_reg",
@@ -580,18 +649,17 @@ def main():
 
     rows = [
         ("minimal loop / ours (binary)", t["minimal"] / t["ours"], ">= 0.8"),
-        ("SGDClassifier / ours (binary)", t["sgd"] / t["ours"], ">= 1.0"),
         (
-            "minimal / ours, l1+l2 (mirror_descent)",
-            t["minimal"] / t["ours_md_reg"],
-            ">= 0.5",
+            "same-arithmetic minimal / ours, l1+l2 (mirror_descent)",
+            t["minimal_md_reg"] / t["ours_md_reg"],
+            ">= 0.8",
         ),
         (
             "minimal / ours, l1+l2 (dual_averaging)",
             t["minimal"] / t["ours_da_reg"],
             ">= 0.5",
         ),
-        ("20-class epoch / binary epoch", t["ours_20"] / t["ours"], "<= 4"),
+        ("ours / minimal loop, 20 classes", t["ours_20"] / t["minimal_20"], "<= 1.0"),
         (
             "minimal FTRL / FTRL (binary, l1=l2=0)",
             t["minimal_ftrl"] / t["ftrl"],
@@ -602,7 +670,11 @@ def main():
             t["minimal_ftrl_l1"] / t["ftrl_l1"],
             ">= 0.7",
         ),
-        ("first fit, warm cache (s)", warm, "<= 0.3"),
+        (
+            "first fit, warm cache, minus Numba's floor (s)",
+            warm - numba_floor,
+            "<= 0.1",
+        ),
         ("first fit, empty cache (s)", cold, "<= 10"),
         (
             "minimal / ours (binary, dual_averaging)",
@@ -610,6 +682,14 @@ def main():
             "info",
         ),
         ("SGDClassifier / minimal loop", t["sgd"] / t["minimal"], "info"),
+        ("SGDClassifier / ours (binary)", t["sgd"] / t["ours"], "info"),
+        (
+            "minimal / ours, l1+l2 (mirror_descent)",
+            t["minimal"] / t["ours_md_reg"],
+            "info",
+        ),
+        ("20-class epoch / binary epoch", t["ours_20"] / t["ours"], "info"),
+        ("first fit, warm cache (s)", warm, "info"),
         ("minimal AdaGrad loop / FTRL (binary)", t["minimal"] / t["ftrl"], "info"),
         ("SGDClassifier / FTRL (binary)", t["sgd"] / t["ftrl"], "info"),
         (
@@ -618,7 +698,6 @@ def main():
             "info",
         ),
         ("minimal loop: 20-class / binary", t["minimal_20"] / t["minimal"], "info"),
-        ("ours / minimal loop, 20 classes", t["ours_20"] / t["minimal_20"], "info"),
         ("Numba floor: import + 1st trivial call (s)", numba_floor, "info"),
         ("kernels compiled, empty cache (count)", n_compiled, "info"),
     ]

@@ -9,6 +9,7 @@ from importlib.metadata import PackageNotFoundError, version
 
 from ._adagrad import AdaGradClassifier, AdaGradRegressor
 from ._ftrl import FTRLClassifier, FTRLRegressor
+from ._progressive import progressive_val_predict, progressive_val_score
 
 try:
     __version__ = version("sk-adaprox")
@@ -21,4 +22,6 @@ __all__ = [
     "FTRLClassifier",
     "FTRLRegressor",
     "__version__",
+    "progressive_val_predict",
+    "progressive_val_score",
 ]

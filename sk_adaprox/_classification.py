@@ -251,6 +251,17 @@ class OnlineClassifierMixin:
         self._check_fitted()
         return self._labels_from_scores(self._linear_scores(X))
 
+    def _predictions_from_scores(self, scores, method):
+        if method == "predict":
+            return self._labels_from_scores(scores)
+        if method == "decision_function":
+            return self._decision_from_scores(scores)
+        probability = self._proba_from_scores(scores)
+        if method == "predict_log_proba":
+            with np.errstate(divide="ignore"):
+                return np.log(probability)
+        return probability
+
     @staticmethod
     def _decision_from_scores(scores):
         return scores[:, 0] if scores.shape[1] == 1 else scores

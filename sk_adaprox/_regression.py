@@ -139,6 +139,10 @@ class OnlineRegressorMixin:
             return None
         return _as_kernel_csr(X), y, sample_weight
 
+    @staticmethod
+    def _predictions_from_scores(scores, method):
+        return scores[:, 0]  # method is "predict", the one a regressor has
+
     def predict(self, X):
         """Predict with the linear model: ``X @ coef_ + intercept_``.
 

@@ -1,0 +1,285 @@
+"""Streaming with partial_fit: batches of 100 rows, one row at a time, and
+progressive validation, on hashed-width sparse rows, one core.
+
+Run: python benchmarks/bench_streaming.py [--quick] [--repeats N] [--cpu N]
+
+Rows: 66 non-zeros each, column frequencies following a power law (a few columns in
+most rows, most columns rare), values 1, labels from a sparse linear rule; the
+same rows are used at every width. Each measurement is the best of ``--repeats``
+rounds, contenders interleaved within a round. Targets (issue 9):
+
+- 2**20 features, 100-row batches: with ``l1 = l2 = 1e-6`` at least 0.7x the rows
+  per second of the same estimator without regularisation, for both AdaGrad update
+  rules (FTRL shown too);
+- a 100-row call at 2**24 features within 1.3x of the same call at 2**16;
+- one row at a time at 2**20 features, ``predict_proba`` then ``partial_fit``: at
+  least 2x the rate of River's ``LogisticRegression(optimizer=optim.AdaGrad())``
+  ``predict_proba_one`` + ``learn_one`` on the same rows (if River is installed);
+  median one-row ``partial_fit`` <= 20 us and ``predict_proba`` <= 10 us over
+  2,000 calls;
+- ``progressive_val_predict`` over the same 100-row batches at >= 0.8x the rows per
+  second of plain ``partial_fit``.
+"""
+
+# The thread limits below must be in the environment before numpy and numba load.
+# ruff: noqa: E402
+
+import os
+
+os.environ.update(
+    {
+        "NUMBA_NUM_THREADS": "1",
+        "OMP_NUM_THREADS": "1",
+        "OPENBLAS_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+    }
+)
+
+import argparse
+import gc
+import platform
+import time
+
+import numpy as np
+import scipy.sparse as sp
+
+from sk_adaprox import (
+    AdaGradClassifier,
+    FTRLClassifier,
+    progressive_val_predict,
+)
+
+NNZ_PER_ROW = 66
+REG = dict(l1=1e-6, l2=1e-6)
+
+
+def power_law_rows(n_rows, n_features, seed=0, exponent=1.1):
+    """CSR rows of ``NNZ_PER_ROW`` distinct columns drawn with probability
+    proportional to rank**-exponent, then scattered over ``n_features`` columns
+    by a fixed permutation of the ranks (as hashing would); labels from a sparse
+    linear rule."""
+    rng = np.random.default_rng(seed)
+    n_ranks = min(n_features, 2**20)
+    probability = 1.0 / np.arange(1, n_ranks + 1) ** exponent
+    probability /= probability.sum()
+    draws = rng.choice(n_ranks, size=(n_rows, 2 * NNZ_PER_ROW), p=probability)
+    columns = np.empty((n_rows, NNZ_PER_ROW), dtype=np.int64)
+    for i in range(n_rows):
+        unique = np.unique(draws[i])
+        while unique.shape[0] < NNZ_PER_ROW:  # rare: top up from the tail
+            unique = np.unique(np.r_[unique, rng.integers(0, n_ranks, NNZ_PER_ROW)])
+        columns[i] = np.sort(rng.permutation(unique)[:NNZ_PER_ROW])
+    scatter = np.random.default_rng(1).permutation(n_features)[:n_ranks]
+    indices = np.sort(scatter[columns], axis=1).ravel().astype(np.int32)
+    indptr = np.arange(0, n_rows * NNZ_PER_ROW + 1, NNZ_PER_ROW, dtype=np.int32)
+    X = sp.csr_matrix(
+        (np.ones(indices.shape[0]), indices, indptr), shape=(n_rows, n_features)
+    )
+    truth = np.zeros(n_ranks)
+    truth[rng.choice(n_ranks, n_ranks // 50, replace=False)] = rng.normal(
+        size=n_ranks // 50
+    )
+    y = (truth[columns].sum(axis=1) + 0.3 * rng.normal(size=n_rows) > 0).astype(int)
+    return X, y
+
+
+def contenders():
+    return {
+        "md": lambda: AdaGradClassifier(),
+        "md_reg": lambda: AdaGradClassifier(**REG),
+        "da": lambda: AdaGradClassifier(update="dual_averaging"),
+        "da_reg": lambda: AdaGradClassifier(update="dual_averaging", **REG),
+        "ftrl": lambda: FTRLClassifier(),
+        "ftrl_l1": lambda: FTRLClassifier(l1=1.0),
+    }
+
+
+def stream_seconds(make, X, y, batch, progressive=False):
+    """Seconds to learn X in batches of ``batch`` rows (first batch excluded:
+    it allocates the state and starts the stream)."""
+    model = make().partial_fit(X[:batch], y[:batch], classes=[0, 1])
+    batches = [
+        (X[a : a + batch], y[a : a + batch]) for a in range(batch, X.shape[0], batch)
+    ]
+    started = time.perf_counter()
+    if progressive:
+        for X_batch, y_batch in batches:
+            progressive_val_predict(model, X_batch, y_batch)
+    else:
+        for X_batch, y_batch in batches:
+            model.partial_fit(X_batch, y_batch)
+    return time.perf_counter() - started, X.shape[0] - batch
+
+
+def bench_batches(X, y, repeats):
+    print("\n== 100-row batches, 2**20 features")
+    cases = contenders()
+    best = {key: np.inf for key in cases}
+    best_progressive = {key: np.inf for key in cases}
+    for _ in range(repeats):
+        for key, make in cases.items():
+            gc.collect()
+            seconds, rows = stream_seconds(make, X, y, 100)
+            best[key] = min(best[key], seconds / rows)
+            seconds, rows = stream_seconds(make, X, y, 100, progressive=True)
+            best_progressive[key] = min(best_progressive[key], seconds / rows)
+    for key in cases:
+        print(
+            f"  {key:<8} partial_fit {1 / best[key] / 1e3:7.1f} k rows/s   "
+            f"progressive_val_predict {1 / best_progressive[key] / 1e3:7.1f} k rows/s"
+        )
+    return best, best_progressive
+
+
+def bench_widths(repeats, n_rows):
+    print("\n== One 100-row partial_fit call at 2**16 and 2**24 features")
+    calls = {}
+    for width in (2**16, 2**24):
+        X, y = power_law_rows(n_rows, width, seed=3)
+        for key, make in contenders().items():
+            times = []
+            model = make().partial_fit(X[:100], y[:100], classes=[0, 1])
+            for _ in range(repeats):
+                for start in range(100, X.shape[0], 100):
+                    began = time.perf_counter()
+                    model.partial_fit(X[start : start + 100], y[start : start + 100])
+                    times.append(time.perf_counter() - began)
+            calls[key, width] = float(np.median(times))
+            del model
+            gc.collect()
+    for key in contenders():
+        narrow, wide = calls[key, 2**16], calls[key, 2**24]
+        print(
+            f"  {key:<8} 2**16: {narrow * 1e3:6.3f} ms   2**24: {wide * 1e3:6.3f} ms"
+            f"   ratio {wide / narrow:5.2f}"
+        )
+    return calls
+
+
+def bench_one_row(X, y, n_calls):
+    print(f"\n== One row at a time, 2**20 features, {n_calls} calls (medians)")
+    rows = [X[i] for i in range(n_calls)]
+    labels = [y[i : i + 1] for i in range(n_calls)]
+    results = {}
+    for key, make in contenders().items():
+        model = make().partial_fit(X[n_calls:], y[n_calls:], classes=[0, 1])
+        proba, learn = [], []
+        for row, label in zip(rows, labels, strict=True):
+            began = time.perf_counter()
+            model.predict_proba(row)
+            middle = time.perf_counter()
+            model.partial_fit(row, label)
+            proba.append(middle - began)
+            learn.append(time.perf_counter() - middle)
+        results[key] = (float(np.median(proba)), float(np.median(learn)))
+        print(
+            f"  {key:<8} predict_proba {results[key][0] * 1e6:6.1f} us   "
+            f"partial_fit {results[key][1] * 1e6:6.1f} us"
+        )
+    try:
+        from river import linear_model, optim
+    except ImportError:
+        print("  River is not installed (pip install '.[bench]'): skipped")
+        return results, None
+    dicts = [
+        dict(zip(row.indices.tolist(), row.data.tolist(), strict=True)) for row in rows
+    ]
+    warm = [
+        dict(zip(X[i].indices.tolist(), X[i].data.tolist(), strict=True))
+        for i in range(n_calls, min(X.shape[0], n_calls + 2000))
+    ]
+    river = linear_model.LogisticRegression(optimizer=optim.AdaGrad())
+    for features, label in zip(warm, y[n_calls:], strict=False):
+        river.learn_one(features, bool(label))
+    both = []
+    for features, label in zip(dicts, labels, strict=True):
+        began = time.perf_counter()
+        river.predict_proba_one(features)
+        river.learn_one(features, bool(label[0]))
+        both.append(time.perf_counter() - began)
+    river_median = float(np.median(both))
+    print(
+        f"  River LogisticRegression(AdaGrad): predict_proba_one + learn_one "
+        f"{river_median * 1e6:6.1f} us"
+    )
+    return results, river_median
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer rows and calls")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--cpu", type=int, default=0, help="core to pin to")
+    args = parser.parse_args()
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {args.cpu})
+    n_rows = 5_000 if args.quick else 50_000
+    n_calls = 500 if args.quick else 2_000
+    import numba
+    import sklearn
+
+    print(
+        f"== Machine: {platform.processor() or platform.machine()}, "
+        f"{os.cpu_count()} cores, pinned to {args.cpu}; Python "
+        f"{platform.python_version()}, numpy {np.__version__}, scikit-learn "
+        f"{sklearn.__version__}, numba {numba.__version__}"
+    )
+    X, y = power_law_rows(n_rows, 2**20)
+    print(f"== Rows: {X.shape[0]:,} x {X.shape[1]:,}, {NNZ_PER_ROW} non-zeros each")
+    # Compile everything once before timing.
+    for make in contenders().values():
+        progressive_val_predict(make(), X[:200], y[:200], classes=[0, 1])
+        make().partial_fit(X[:200], y[:200], classes=[0, 1]).predict_proba(X[:1])
+    per_row, per_row_progressive = bench_batches(X, y, args.repeats)
+    calls = bench_widths(args.repeats, 2_000 if args.quick else 10_000)
+    one_row, river = bench_one_row(X, y, n_calls)
+
+    rows = [
+        (
+            "rows/s, l1+l2 / none (mirror descent)",
+            per_row["md"] / per_row["md_reg"],
+            ">= 0.7",
+        ),
+        (
+            "rows/s, l1+l2 / none (dual averaging)",
+            per_row["da"] / per_row["da_reg"],
+            ">= 0.7",
+        ),
+        ("rows/s, FTRL l1=1 / none", per_row["ftrl"] / per_row["ftrl_l1"], "info"),
+    ]
+    for key in ("md_reg", "da_reg", "ftrl_l1"):
+        ratio = calls[key, 2**24] / calls[key, 2**16]
+        rows.append((f"100-row call, 2**24 / 2**16 ({key})", ratio, "<= 1.3"))
+    for key in ("md", "md_reg", "da_reg", "ftrl"):
+        rows.append(
+            (f"one-row partial_fit, us ({key})", one_row[key][1] * 1e6, "<= 20")
+        )
+        rows.append(
+            (f"one-row predict_proba, us ({key})", one_row[key][0] * 1e6, "<= 10")
+        )
+    if river is not None:
+        for key in ("md", "ftrl"):
+            ours = sum(one_row[key])
+            rows.append((f"rate vs River, predict+learn ({key})", river / ours, ">= 2"))
+    for key in ("md", "md_reg", "da_reg", "ftrl"):
+        ratio = per_row[key] / per_row_progressive[key]
+        rows.append((f"progressive / partial_fit rows/s ({key})", ratio, ">= 0.8"))
+
+    print("\n== Summary")
+    width = max(len(row[0]) for row in rows)
+    print(f"| {'quantity':<{width}} | measured | target | met? |")
+    print(f"|{'-' * (width + 2)}|----------|--------|------|")
+    for label, measured, target in rows:
+        if target == "info":
+            met = "-"
+        else:
+            bound = float(target.split()[1])
+            met = measured >= bound if target.startswith(">=") else measured <= bound
+            met = "yes" if met else "NO"
+        print(f"| {label:<{width}} | {measured:8.3f} | {target:<6} | {met:<4} |")
+    if args.quick:
+        print("\n(--quick: fewer rows and calls; the targets are for the full run.)")
+
+
+if __name__ == "__main__":
+    main()
