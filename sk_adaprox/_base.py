@@ -2,9 +2,9 @@
 
 An estimator is assembled from three pieces:
 
-- an *algorithm* mixin (``_adagrad._AdaGrad``, later FTRL and ONS) that names the
-  slots of its per-coordinate state and runs one compiled pass over rows
-  (``_n_state_slots``, ``_run_pass``);
+- an *algorithm* mixin (``_adagrad._AdaGrad``, ``_ftrl._FTRL``) that names the
+  slots of its per-coordinate state, says how its weights depend on its
+  parameters, and runs one compiled pass over rows (see the class docstring);
 - a *task* mixin (``_classification.OnlineClassifierMixin`` or
   ``_regression.OnlineRegressorMixin``) that turns labels into kernel targets and
   provides ``fit``, ``partial_fit`` and the prediction methods;
@@ -20,6 +20,7 @@ from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn import get_config
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval
@@ -143,12 +144,58 @@ class OnlineLinearModel(BaseEstimator):
     # Fitted arrays besides ``_state`` that an algorithm's lazy bookkeeping keeps.
     _lazy_attributes = ()
 
+    def _checked_parameters(self):
+        """All parameter values, validated first if any changed since the values
+        recorded in ``_validated_parameters``.
+
+        scikit-learn validates them when ``fit`` starts or ``partial_fit`` first
+        does; a stream's later calls skip that, so a ``set_params`` between calls
+        is validated here, at the cost of one tuple comparison when nothing changed.
+        """
+        current = tuple(getattr(self, name) for name in self._parameter_constraints)
+        if current != vars(self).get("_validated_parameters"):
+            if not get_config()["skip_parameter_validation"]:
+                self._validate_params()
+        return current
+
     def _sync_parameters(self):
         """Adopt parameters changed (set_params) since the state was last trained."""
+        validated = self._checked_parameters()
         new = self._weight_parameters()
-        if new != self._state_parameters:
-            self._adopt_parameters(self._kernel_state(), self._state_parameters, new)
-            self._state_parameters = new
+        old = self._state_parameters
+        if new == old:
+            self._validated_parameters = validated
+            return
+        state = self._kernel_state()
+        if old is None:  # a new state: all zeros, finite under any parameters
+            self._adopt_parameters(state, old, new)
+        else:
+            names = ("_state", *self._lazy_attributes)
+            saved = {
+                name: vars(self)[name].copy() for name in names if name in vars(self)
+            }
+            self._adopt_parameters(state, old, new)
+            kept = [name for name in names if name in vars(self)]
+            if not all(np.isfinite(vars(self)[name]).all() for name in kept):
+                for name in self._lazy_attributes:
+                    vars(self).pop(name, None)
+                vars(self).update(saved)
+                raise ValueError(
+                    f"{type(self).__name__}: under the parameters set since the last "
+                    f"call {new}, the fitted state's weights are not finite. The model "
+                    f"keeps its state and its earlier parameters {old}; set them back "
+                    "or fit anew."
+                )
+        self._state_parameters = new
+        self._validated_parameters = validated
+        self._weights_round = -1 if self._weights_are_lazy() else self.t_
+
+    def _accumulators_assigned(self):
+        """An accumulator was assigned: recompute what depends on it (FTRL's
+        weights, AdaGrad's decays...) by adopting the same parameters anew."""
+        parameters = self._state_parameters
+        if parameters is not None:
+            self._adopt_parameters(self._kernel_state(), parameters, parameters)
             self._weights_round = -1 if self._weights_are_lazy() else self.t_
 
     def _state_for_reading(self):
@@ -167,6 +214,21 @@ class OnlineLinearModel(BaseEstimator):
 
     def _weights_are_lazy(self):
         return False
+
+    def _current_weights(self):
+        """Every feature's weights at round ``t_``, without changing the model (a
+        caught-up copy where weights are lazy): for reports, not for hot paths."""
+        if not (self._weights_are_lazy() and self._weights_round != self.t_):
+            return self._state[:-1, WEIGHT, :]
+        names = ("_state", *self._lazy_attributes)
+        saved = {name: vars(self)[name] for name in names if name in vars(self)}
+        try:
+            for name, array in saved.items():
+                setattr(self, name, np.array(array, order="C"))
+            self._catch_up_weights(self._state)
+            return self._state[:-1, WEIGHT, :]
+        finally:
+            vars(self).update(saved)
 
     def _check_training_state(self):
         if "_state" not in vars(self):
@@ -214,10 +276,12 @@ class OnlineLinearModel(BaseEstimator):
             return self._served_scores(X)
         state = self._state
         lazy = self._weights_are_lazy() and self._weights_round != self.t_
-        if lazy and not sp.issparse(X):
+        sparse = sp.issparse(X)
+        if lazy and not sparse:
             X = sp.csr_matrix(X)  # score current weights without writing them
-        if sp.issparse(X):
-            X = _as_kernel_csr(X)
+            sparse = True
+        if sparse:
+            # Repeated columns need no summing here: each entry adds x * w.
             scores = np.empty((X.shape[0], state.shape[2]))
             if lazy:
                 self._lazy_sparse_scores(X, state, scores)
@@ -322,7 +386,8 @@ class OnlineLinearModel(BaseEstimator):
             if self.verbose:
                 print(
                     f"-- Epoch {n_pass}: {n_samples} rows, average loss "
-                    f"{mean_loss:.6g}, {np.count_nonzero(self.coef_)} non-zero "
+                    f"{mean_loss:.6g}, {np.count_nonzero(self._current_weights())} "
+                    "non-zero "
                     f"weights, {time.perf_counter() - started:.3f} s",
                     flush=True,
                 )

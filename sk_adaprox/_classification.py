@@ -297,12 +297,12 @@ class OnlineClassifierMixin:
         decision = self._decision_from_scores(scores)
         if self.loss == "log_loss":
             # scikit-learn's _predict_proba_lr, on scores already computed.
-            probability = expit(decision)
-            if probability.ndim == 1:
-                both = np.empty((probability.shape[0], 2))
-                both[:, 0] = 1.0 - probability
-                both[:, 1] = probability
+            if decision.ndim == 1:
+                both = np.empty((decision.shape[0], 2))
+                probability = expit(decision, out=both[:, 1])
+                np.subtract(1.0, probability, out=both[:, 0])
                 return both
+            probability = expit(decision)
             return probability / probability.sum(axis=1)[:, np.newaxis]
         positive = (np.clip(decision, -1.0, 1.0) + 1.0) / 2.0
         if positive.ndim == 1:

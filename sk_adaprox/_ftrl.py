@@ -2,7 +2,6 @@
 
 from numbers import Real
 
-import numpy as np
 from sklearn.base import RegressorMixin
 from sklearn.linear_model._base import LinearClassifierMixin
 from sklearn.utils._param_validation import Interval
@@ -31,7 +30,8 @@ class _FTRL:
     """
 
     _parameter_constraints: dict = {
-        "alpha": [Interval(Real, 0, None, closed="neither")],
+        # The kernels multiply by 1 / alpha, which must not overflow.
+        "alpha": [Interval(Real, 1e-300, None, closed="left")],
         "beta": [Interval(Real, 0, None, closed="left")],
     }
     _step_size_name = "alpha"
@@ -45,13 +45,7 @@ class _FTRL:
         return 3  # WEIGHT, N, Z
 
     def _weight_parameters(self):
-        alpha = float(self.alpha)
-        if not np.isfinite(1.0 / alpha):
-            raise ValueError(
-                f"alpha={alpha!r} is too small: the kernels multiply by 1 / alpha, "
-                "which overflows. Use alpha >= 1e-300."
-            )
-        return (alpha, float(self.beta), float(self.l1), float(self.l2))
+        return (float(self.alpha), float(self.beta), float(self.l1), float(self.l2))
 
     def _adopt_parameters(self, state, old, new):
         # A new state's weights are 0 under any parameters; otherwise every weight,

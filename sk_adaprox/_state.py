@@ -12,6 +12,8 @@ are read-write (writing into them, or assigning an array of the same shape, chan
 the model) and are not stored separately, so pickling stores the state once and a
 loaded model keeps training where it stopped. Where an algorithm updates weights
 lazily, reading any of them first brings every weight up to the current round.
+Assigning an accumulator (``model.z_ = ...``) recomputes what depends on it, such as
+FTRL's weights; writing into one in place does not.
 
 ``sparsify()`` replaces the state by the weights alone (``_served_coef``, a CSR
 matrix, and ``_served_intercept``): ``coef_`` and ``intercept_`` then return those,
@@ -85,6 +87,8 @@ class StateSlot:
                 "classes."
             )
         view[...] = value
+        if self.slot != WEIGHT:
+            estimator._accumulators_assigned()
 
     def _served(self, estimator):
         """The weights a sparsified model keeps, for the weight slot; else None."""

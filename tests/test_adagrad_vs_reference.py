@@ -388,3 +388,17 @@ def test_training_continues_exactly_after_a_rejected_row():
     )[0]
     assert reg.t_ == X.shape[0]
     _assert_same_state(reg, expected, 1)
+
+
+def test_verbose_output_does_not_change_a_lazy_model(capsys):
+    X = sparse_problem(seed=16)
+    y = np.random.default_rng(16).integers(0, 2, X.shape[0])
+    params = dict(l1=0.02, l2=0.05, eta=0.4)
+    quiet, loud = AdaGradClassifier(**params), AdaGradClassifier(**params, verbose=1)
+    for rows in (slice(0, 20), slice(20, 50)):
+        quiet.partial_fit(X[rows], y[rows], classes=[0, 1])
+        loud.partial_fit(X[rows], y[rows], classes=[0, 1])
+    assert "non-zero weights" in capsys.readouterr().out
+    # Apart from the parameter itself (and its record of validated parameters).
+    differ = {"verbose": 1, "_validated_parameters": loud._validated_parameters}
+    assert_vars_equal(vars(loud), {**vars(quiet), **differ})

@@ -273,17 +273,6 @@ def test_weight_closed_form_by_hand():
     assert ftrl_kernels.weight(1e-200, 0.0, 2.0, 0.0, 0.0, 0.0) == 0.0
 
 
-def test_alpha_whose_reciprocal_overflows_is_refused_before_training():
-    X = sparse_problem()
-    y = np.arange(X.shape[0]) % 2
-    clf = FTRLClassifier().partial_fit(X, y, classes=[0, 1])
-    before = clf.z_.copy(), clf.t_
-    clf.set_params(alpha=1e-310)
-    with pytest.raises(ValueError, match="alpha=1e-310 is too small"):
-        clf.partial_fit(X, y)
-    assert np.array_equal(clf.z_, before[0]) and clf.t_ == before[1]
-
-
 @pytest.mark.parametrize("loss", ["log_loss", "hinge", "squared_error"])
 @pytest.mark.parametrize("n_classes", [2, 3])
 def test_unregularised_ftrl_is_adagrad_mirror_descent(loss, n_classes):

@@ -100,7 +100,10 @@ def test_densify_gives_back_sklearn_shapes(kind):
     # sparsify again after densify, and densify on a model never sparsified.
     assert sp.issparse(model.sparsify().coef_)
     fresh, _, _ = _fitted("ftrl", kind)
-    assert fresh.densify().coef_ is not None and not sp.issparse(fresh.coef_)
+    coef = fresh.coef_
+    assert fresh.densify() is fresh
+    assert np.shares_memory(fresh.coef_, coef)  # still the view of the state
+    assert np.shares_memory(fresh.coef_, fresh._state)
 
 
 def test_unfitted_model_cannot_be_sparsified():

@@ -144,3 +144,23 @@ def test_sparse_prediction_does_not_copy_the_weights(algorithm):
     assert peak < 100_000
     expected = 1.0 / (1.0 + np.exp(-model.decision_function(X[:1])))
     np.testing.assert_allclose(proba[:, 1], expected, rtol=1e-15)
+
+
+def test_assigning_ftrl_accumulators_recomputes_the_weights():
+    """Merging two shards' z and n (here: their sums) by assignment gives the
+    weights of the merged state, as the closed form of ALGORITHMS.md §2 says."""
+    first, X = _fitted("binary", "ftrl", l1=5.0, random_state=0)
+    second, _ = _fitted("binary", "ftrl", l1=5.0, random_state=5)
+    z, n = first.z_ + second.z_, first.n_ + second.n_
+    first.z_, first.n_ = z, n
+    alpha, beta = first.alpha, first.beta
+    expected = np.where(
+        np.abs(z) <= first.l1,
+        0.0,
+        -(z - np.sign(z) * first.l1) / ((beta + np.sqrt(n)) / alpha + first.l2),
+    )
+    assert 0 < np.count_nonzero(expected) < expected.size  # l1 zeroes some
+    np.testing.assert_allclose(first.coef_, expected, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(
+        _scores(first, X), X @ expected.T.squeeze() + first.intercept_, rtol=1e-12
+    )

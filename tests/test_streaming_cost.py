@@ -7,6 +7,7 @@ the resident set: the state is allocated zeroed and lazily mapped, so any sweep
 over all features would make hundreds of MB resident).
 """
 
+import resource
 import sys
 import tracemalloc
 from pathlib import Path
@@ -48,10 +49,12 @@ def _resident_bytes():
 
 def _streaming_cost(algorithm, kind, params, n_features):
     """Two partial_fit calls on a new model: (bytes the second call allocates at
-    its peak, bytes made resident by both calls).
+    its peak, bytes made resident by both calls, page faults of the second call).
 
     The first call allocates the state zeroed, which maps it without touching it,
-    so the resident growth over both calls counts the state that the calls touch.
+    so the resident growth over both calls counts the state that the calls write;
+    reading untouched pages makes nothing resident but faults them in, so the
+    minor page faults count a read-only sweep too.
     """
     batches = [_batch(n_features, seed) for seed in (0, 1)]
     if kind == "regressor":
@@ -60,13 +63,15 @@ def _streaming_cost(algorithm, kind, params, n_features):
     extra = {"classes": [0, 1]} if kind != "regressor" else {}
     resident = _resident_bytes()
     model.partial_fit(*batches[0], **extra)
+    faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
     tracemalloc.start()
     try:
         model.partial_fit(*batches[1])
+        faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    return peak, _resident_bytes() - resident
+    return peak, _resident_bytes() - resident, faults
 
 
 @pytest.mark.skipif(
@@ -78,9 +83,83 @@ def test_partial_fit_cost_does_not_grow_with_n_features(algorithm, kind):
     params = CASES[algorithm]
     # The narrow run first: it also compiles, so that the wide run's resident
     # growth is the calls' own.
-    narrow_peak, _ = _streaming_cost(algorithm, kind, params, NARROW)
-    wide_peak, wide_resident = _streaming_cost(algorithm, kind, params, WIDE)
+    narrow_peak, _, narrow_faults = _streaming_cost(algorithm, kind, params, NARROW)
+    wide_peak, wide_resident, wide_faults = _streaming_cost(
+        algorithm, kind, params, WIDE
+    )
     # A sweep over the wide state would allocate or touch at least 2**24 * 8 bytes
     # (128 MB); the calls themselves need a few kB for their 13,200 non-zeros.
     assert wide_peak <= narrow_peak + 64 * 1024
     assert wide_resident < 32 * 2**20
+    # Reading the whole wide state faults in at least 400 MB / 2 MB = 200 (huge)
+    # pages; the second batch's rows fall on pages the first batch faulted in.
+    assert wide_faults < narrow_faults + 100, (narrow_faults, wide_faults)
+
+
+_FAULT_COUNT = r"""
+import ctypes, json, resource, sys
+import numpy as np, scipy.sparse as sp
+sys.path.insert(0, sys.argv[1])
+# No transparent huge pages: each 4 kB page read or written for the first time
+# is one minor fault, so sweeping a 400 MB state costs about 100,000.
+assert ctypes.CDLL(None).prctl(41, 1, 0, 0, 0) == 0  # PR_SET_THP_DISABLE
+from estimators import make
+from test_streaming_cost import CASES, WIDE, _batch
+
+def faults():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+
+counts = {}
+for name, params in CASES.items():
+    for kind in ("binary", "regressor"):
+        batches = [_batch(WIDE, seed) for seed in (0, 1)]
+        if kind == "regressor":
+            batches = [(X, y.astype(float)) for X, y in batches]
+        extra = {"classes": [0, 1]} if kind != "regressor" else {}
+        make(name.split("-")[0], kind, **params).partial_fit(*batches[0], **extra)
+        model = make(name.split("-")[0], kind, **params)
+        before = faults()
+        model.partial_fit(*batches[0], **extra)
+        model.partial_fit(*batches[1])
+        counts[f"{name} {kind}"] = faults() - before
+# The detector itself: a read-only sweep of a wide state that no call touched.
+model = make("ftrl", "binary").partial_fit(*_batch(WIDE, 0), classes=[0, 1])
+before = faults()
+model.predict(_batch(WIDE, 1)[0])
+float(model._state[:, 0, 0].sum())
+counts["read-only sweep"] = faults() - before
+print(json.dumps(counts))
+"""
+
+
+@pytest.fixture(scope="module")
+def page_faults():
+    """Minor page faults of two partial_fit calls on a new 2**24-wide model, per
+    case, counted in a fresh process without transparent huge pages."""
+    import json
+    import subprocess
+
+    result = subprocess.run(
+        [sys.executable, "-c", _FAULT_COUNT, str(Path(__file__).parent)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    if result.returncode != 0 and "PR_SET_THP_DISABLE" in result.stderr:
+        pytest.skip("this kernel cannot disable transparent huge pages (prctl)")
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout.splitlines()[-1])
+
+
+@pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="counts page faults with prctl"
+)
+@pytest.mark.parametrize("kind", ["binary", "regressor"])
+@pytest.mark.parametrize("algorithm", list(CASES))
+def test_partial_fit_reads_no_o_n_features_memory(algorithm, kind, page_faults):
+    """Reading memory that no call wrote costs no resident memory, so it needs its
+    own count: page faults. The calls fault in the pages of the features the rows
+    touch (a few hundred); a sweep over the state faults in 100,000."""
+    sweep = page_faults["read-only sweep"]
+    assert sweep > 50_000, "the fault counter cannot see a sweep on this machine"
+    assert page_faults[f"{algorithm} {kind}"] < sweep / 20

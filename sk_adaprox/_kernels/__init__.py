@@ -25,7 +25,8 @@ Conventions shared by every kernel:
   for its class and -1 otherwise).
 - ``row_weights[i]`` is s_t of ALGORITHMS.md (sample weight times class weight).
 - ``order`` lists the rows to visit; each visit is one round. Rounds are counted
-  across calls: the first row of a pass is round ``t0 + 1``.
+  across calls: the first row of a pass is round ``t0 + 1`` (kernels whose rule
+  depends on the round, AdaGrad's, take ``t0``).
 - Pass kernels mutate state in place and return ``(loss_sum, rows_done, status)``:
   the sum of s_t times the pre-update loss, how many rows were applied, and
   ``STATUS_OK`` or the reason the pass stopped at row ``order[rows_done]`` without
