@@ -40,14 +40,21 @@ class _AdaGrad:
 
     sum_sq_grad_ = StateSlot(_kernels.SUM_SQ_GRAD)
     intercept_sum_sq_grad_ = StateSlot(_kernels.SUM_SQ_GRAD, intercept=True)
-    sum_grad_ = StateSlot(_kernels.SUM_GRAD)
-    intercept_sum_grad_ = StateSlot(_kernels.SUM_GRAD, intercept=True)
-
-    _lazy_attributes = ("_lazy_round", "_lazy_decay")
+    sum_grad_ = StateSlot(_kernels.SUM_GRAD, rule="dual_averaging")
+    intercept_sum_grad_ = StateSlot(
+        _kernels.SUM_GRAD, intercept=True, rule="dual_averaging"
+    )
 
     def _n_state_slots(self):
-        # WEIGHT and SUM_SQ_GRAD, and SUM_GRAD for dual averaging.
-        return 3 if self.update == "dual_averaging" else 2
+        # WEIGHT and SUM_SQ_GRAD; dual averaging adds SUM_GRAD, and mirror descent
+        # with l1 or l2 its lazy bookkeeping (LAST_ROUND, IDLE_DECAY).
+        if self.update == "dual_averaging":
+            return 3
+        return 4 if self.l1 > 0 or self.l2 > 0 else 2
+
+    def _state_rule(self):
+        parameters = vars(self).get("_state_parameters")
+        return self.update if parameters is None else parameters[0]
 
     def _weight_parameters(self):
         return (
@@ -76,52 +83,34 @@ class _AdaGrad:
             if old is not None and not regularized:
                 _kernels.da_weights_all(state, self.t_, eta, delta, l1, l2)
             return
-        if old is not None and (old[3] > 0.0 or old[4] > 0.0):
+        if old is None:
+            return  # a new state: its slots fit the parameters it was made for
+        if old[3] > 0.0 or old[4] > 0.0:
             # Finish the lazy rounds under the parameters they were run with.
-            _kernels.md_catch_up_all(
-                state,
-                self._writable("_lazy_decay"),
-                self._writable("_lazy_round"),
-                self.t_,
-                old[3],
-                old[4],
-            )
-        if not regularized:
-            for name in self._lazy_attributes:
-                vars(self).pop(name, None)
-            return
-        n_features, n_outputs = state.shape[0] - 1, state.shape[2]
-        # Zeros fit a new state: a feature no row has touched has weight 0, which
-        # no catch-up changes, so its round and decay are never read.
-        self._lazy_round = np.zeros(n_features, dtype=np.int64)
-        self._lazy_decay = np.zeros((n_features, n_outputs))
-        if old is not None:
-            _kernels.md_start_lazy(
-                state, self._lazy_round, self._lazy_decay, self.t_, eta, delta, l1, l2
-            )
+            _kernels.md_catch_up_all(state, self.t_, old[3], old[4])
+        # The lazy bookkeeping slots exist exactly when l1 or l2 is on.
+        n_slots = 4 if regularized else 2
+        if state.shape[1] != n_slots:
+            resized = np.zeros((state.shape[0], n_slots, state.shape[2]))
+            resized[:, :2] = state[:, :2]
+            self._state = state = resized
+        if regularized:
+            _kernels.md_start_lazy(state, self.t_, eta, delta, l1, l2)
 
     def _catch_up_weights(self, state):
         update, eta, delta, l1, l2 = self._state_parameters
         if update == "dual_averaging":
             _kernels.da_weights_all(state, self.t_, eta, delta, l1, l2)
         else:
-            _kernels.md_catch_up_all(
-                state,
-                self._writable("_lazy_decay"),
-                self._writable("_lazy_round"),
-                self.t_,
-                l1,
-                l2,
-            )
+            _kernels.md_catch_up_all(state, self.t_, l1, l2)
 
     def _lazy_sparse_scores(self, X, state, out):
         update, eta, delta, l1, l2 = self._state_parameters
-        rows = (X.data, X.indices, X.indptr, state)
+        rows = (X.data, X.indices, X.indptr, state, self.t_)
         if update == "dual_averaging":
-            _kernels.da_scores(*rows, self.t_, eta, delta, l1, l2, out)
+            _kernels.da_scores(*rows, eta, delta, l1, l2, out)
         else:
-            lazy = (self._lazy_round, self._lazy_decay)
-            _kernels.md_scores(*rows, *lazy, self.t_, l1, l2, out)
+            _kernels.md_scores(*rows, l1, l2, out)
 
     def _run_pass(self, X, targets, row_weights, order, row_scores):
         state = self._kernel_state()
@@ -139,11 +128,7 @@ class _AdaGrad:
         )
         if update == "dual_averaging":
             return _kernels.da_pass(*rows, state, row_scores, *hyper)
-        if self._weights_are_lazy():
-            lazy = (self._writable("_lazy_round"), self._writable("_lazy_decay"))
-        else:
-            lazy = (np.empty(0, dtype=np.int64), np.empty((0, state.shape[2])))
-        return _kernels.md_pass(*rows, state, *lazy, row_scores, *hyper)
+        return _kernels.md_pass(*rows, state, row_scores, *hyper)
 
 
 _ADAGRAD_PARAMETERS = f"""update : {{"mirror_descent", "dual_averaging"}}, \

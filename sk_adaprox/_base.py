@@ -134,15 +134,16 @@ class OnlineLinearModel(BaseEstimator):
 
     def _start_training(self, n_features, n_outputs):
         """Allocate fresh state and restart the round count."""
-        for name in ("_served_coef", "_served_intercept", *self._lazy_attributes):
+        for name in ("_served_coef", "_served_intercept"):
             vars(self).pop(name, None)
         self._state = new_state(n_features, self._n_state_slots(), n_outputs)
         self.t_ = 0
         self._state_parameters = None  # the first pass adopts the parameters
         self._weights_round = 0
 
-    # Fitted arrays besides ``_state`` that an algorithm's lazy bookkeeping keeps.
-    _lazy_attributes = ()
+    def _state_rule(self):
+        """The update rule the state belongs to, for rules that differ in slots."""
+        return None
 
     def _checked_parameters(self):
         """All parameter values, validated first if any changed since the values
@@ -170,16 +171,10 @@ class OnlineLinearModel(BaseEstimator):
         if old is None:  # a new state: all zeros, finite under any parameters
             self._adopt_parameters(state, old, new)
         else:
-            names = ("_state", *self._lazy_attributes)
-            saved = {
-                name: vars(self)[name].copy() for name in names if name in vars(self)
-            }
-            self._adopt_parameters(state, old, new)
-            kept = [name for name in names if name in vars(self)]
-            if not all(np.isfinite(vars(self)[name]).all() for name in kept):
-                for name in self._lazy_attributes:
-                    vars(self).pop(name, None)
-                vars(self).update(saved)
+            saved = state.copy()
+            self._adopt_parameters(state, old, new)  # may replace self._state
+            if not np.isfinite(self._state).all():
+                self._state = saved
                 raise ValueError(
                     f"{type(self).__name__}: under the parameters set since the last "
                     f"call {new}, the fitted state's weights are not finite. The model "
@@ -220,15 +215,13 @@ class OnlineLinearModel(BaseEstimator):
         caught-up copy where weights are lazy): for reports, not for hot paths."""
         if not (self._weights_are_lazy() and self._weights_round != self.t_):
             return self._state[:-1, WEIGHT, :]
-        names = ("_state", *self._lazy_attributes)
-        saved = {name: vars(self)[name] for name in names if name in vars(self)}
+        state = self._state
         try:
-            for name, array in saved.items():
-                setattr(self, name, np.array(array, order="C"))
+            self._state = np.array(state, order="C")
             self._catch_up_weights(self._state)
             return self._state[:-1, WEIGHT, :]
         finally:
-            vars(self).update(saved)
+            self._state = state
 
     def _check_training_state(self):
         if "_state" not in vars(self):
@@ -262,33 +255,27 @@ class OnlineLinearModel(BaseEstimator):
         scipy would first copy the strided ``coef_`` view, O(n_features) per call.
         """
         checked = checked_X(self, X)
-        if checked is not None:
-            X = checked
-        else:
-            X = validate_data(
-                self,
-                X,
-                accept_sparse="csr",
-                dtype=[np.float64, np.float32],
-                reset=False,
-            )
+        X = self._validated_X(X) if checked is None else checked
         if _is_sparsified(self):
             return self._served_scores(X)
         state = self._state
         lazy = self._weights_are_lazy() and self._weights_round != self.t_
-        sparse = sp.issparse(X)
-        if lazy and not sparse:
+        if lazy and not sp.issparse(X):
             X = sp.csr_matrix(X)  # score current weights without writing them
-            sparse = True
-        if sparse:
-            # Repeated columns need no summing here: each entry adds x * w.
-            scores = np.empty((X.shape[0], state.shape[2]))
-            if lazy:
-                self._lazy_sparse_scores(X, state, scores)
-            else:
-                linear_scores(X.data, X.indices, X.indptr, state, scores)
-            return scores
-        return X @ state[:-1, WEIGHT, :] + state[-1, WEIGHT, :]
+        if not sp.issparse(X):
+            return X @ state[:-1, WEIGHT, :] + state[-1, WEIGHT, :]
+        # Repeated columns need no summing here: each entry adds x * w.
+        scores = np.empty((X.shape[0], state.shape[2]))
+        if lazy:
+            self._lazy_sparse_scores(X, state, scores)
+        else:
+            linear_scores(X.data, X.indices, X.indptr, state, scores)
+        return scores
+
+    def _validated_X(self, X):
+        return validate_data(
+            self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=False
+        )
 
     def _served_scores(self, X):
         """Scores of a sparsified model, from its CSR (or densified) weights."""
@@ -323,8 +310,7 @@ class OnlineLinearModel(BaseEstimator):
         coef = state[:-1, WEIGHT, :].T  # (n_outputs, n_features)
         self._served_coef = sp.csr_matrix(coef)
         self._served_intercept = state[-1, WEIGHT, :].copy()
-        for name in ("_state", *self._lazy_attributes):
-            vars(self).pop(name, None)
+        del self._state
         return self
 
     def densify(self):

@@ -40,11 +40,16 @@ class StateSlot:
     intercept : bool, default=False
         View the intercept row, shape ``(n_outputs,)``; otherwise the feature rows,
         shaped like ``coef_`` (the estimator's ``_coef_shape``).
+    rule : str or None, default=None
+        The update rule (the estimator's ``_state_rule()``) whose state has this
+        slot; None for a slot of every rule. Other rules may use the same index
+        for something else.
     """
 
-    def __init__(self, slot, *, intercept=False):
+    def __init__(self, slot, *, intercept=False, rule=None):
         self.slot = slot
         self.intercept = intercept
+        self.rule = rule
 
     def __set_name__(self, owner, name):
         self.name = name
@@ -100,6 +105,8 @@ class StateSlot:
     def _view(self, estimator):
         state = vars(estimator).get("_state")
         if state is None or self.slot >= state.shape[1]:
+            return None
+        if self.rule is not None and estimator._state_rule() != self.rule:
             return None
         # Lazy weights are caught up first: a state attribute is never behind.
         state = estimator._state_for_reading()

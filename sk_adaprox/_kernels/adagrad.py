@@ -21,6 +21,10 @@ from .common import (
 
 SUM_SQ_GRAD = 1
 SUM_GRAD = 2  # dual averaging only
+# Mirror descent with l1 or l2 only: the lazy bookkeeping, in each feature's block
+# so that a non-zero touches one block of memory (ALGORITHMS.md §1a, lazy form).
+LAST_ROUND = 2  # the round of the feature's last update (output 0 holds it)
+IDLE_DECAY = 3  # md_idle_decay of each output since then
 
 
 @jit
@@ -141,33 +145,33 @@ def md_skip(w, idle_decay, n_rounds, l1, l2):
 
 
 @jit
-def md_start_lazy(state, last_round, idle_decay, t, eta, delta, l1, l2):
+def md_start_lazy(state, t, eta, delta, l1, l2):
     """Every feature is current at round ``t``; record each coordinate's idle decay."""
     n_features = state.shape[0] - 1
     for j in range(n_features):
-        last_round[j] = t
+        state[j, LAST_ROUND, 0] = t
         for k in range(state.shape[2]):
             step = step_size(state[j, SUM_SQ_GRAD, k], eta, delta)
-            idle_decay[j, k] = md_idle_decay(step, l1, l2)
+            state[j, IDLE_DECAY, k] = md_idle_decay(step, l1, l2)
 
 
 @jit
-def md_catch_up_all(state, idle_decay, last_round, t, l1, l2):
+def md_catch_up_all(state, t, l1, l2):
     """Bring every weight up to round ``t`` (end of a pass: the weights are then
     exact). The intercept is never regularised, so never behind."""
     n_features = state.shape[0] - 1
     for j in range(n_features):
-        skipped = t - last_round[j]
+        skipped = t - state[j, LAST_ROUND, 0]
         if skipped > 0:
             for k in range(state.shape[2]):
                 state[j, WEIGHT, k] = md_skip(
-                    state[j, WEIGHT, k], idle_decay[j, k], skipped, l1, l2
+                    state[j, WEIGHT, k], state[j, IDLE_DECAY, k], skipped, l1, l2
                 )
-        last_round[j] = t
+        state[j, LAST_ROUND, 0] = t
 
 
 @jit
-def _md_catch_up_row(indices, start, end, state, idle_decay, last_round, t, l1, l2):
+def _md_catch_up_row(indices, start, end, state, t, l1, l2):
     """Bring the row's features up to round t - 1 and mark them as at round t.
 
     Round t's step follows; if the row is rejected instead, md_pass marks its
@@ -179,13 +183,13 @@ def _md_catch_up_row(indices, start, end, state, idle_decay, last_round, t, l1, 
     """
     for p in range(start, end):
         j = indices[p]
-        skipped = t - 1 - last_round[j]
+        skipped = t - 1 - state[j, LAST_ROUND, 0]
         if skipped > 0:
             for k in range(state.shape[2]):
                 state[j, WEIGHT, k] = md_skip(
-                    state[j, WEIGHT, k], idle_decay[j, k], skipped, l1, l2
+                    state[j, WEIGHT, k], state[j, IDLE_DECAY, k], skipped, l1, l2
                 )
-        last_round[j] = t
+        state[j, LAST_ROUND, 0] = t
 
 
 @jit
@@ -196,7 +200,6 @@ def _md_row_update(
     end,
     scaled_dloss,
     state,
-    idle_decay,
     eta,
     delta,
     l1,
@@ -232,7 +235,7 @@ def _md_row_update(
                 state[j, SUM_SQ_GRAD, k] = new_sum_sq
                 state[j, WEIGHT, k] = new_w
                 if regularized:
-                    idle_decay[j, k] = md_idle_decay(step, l1, l2)
+                    state[j, IDLE_DECAY, k] = md_idle_decay(step, l1, l2)
     return finite
 
 
@@ -263,8 +266,6 @@ def md_pass(
     row_weights,
     order,
     state,
-    last_round,
-    idle_decay,
     row_scores,
     t0,
     loss,
@@ -278,12 +279,12 @@ def md_pass(
     """One pass of AdaGrad composite mirror descent over the rows in ``order``.
 
     ``state`` has the slots ``WEIGHT`` and ``SUM_SQ_GRAD``. With l1 or l2 > 0,
-    regularisation is lazy: ``last_round[j]`` (shape ``(n_features,)``) is the last
-    round whose step has been applied to feature j, and ``idle_decay[j, k]`` (shape
-    ``(n_features, K)``) the coordinate's :func:`md_idle_decay` since then; both are
-    part of the model's state and carry over between passes and calls
-    (:func:`md_start_lazy` fills them). A feature's ``WEIGHT`` is its value at
-    ``last_round``; :func:`md_catch_up_all` or :func:`md_scores` give current values.
+    regularisation is lazy and the state also has ``LAST_ROUND`` (``[j,
+    LAST_ROUND, 0]``: the last round whose step has been applied to feature j) and
+    ``IDLE_DECAY`` (the coordinate's :func:`md_idle_decay` since then), which carry
+    over between passes and calls (:func:`md_start_lazy` fills them). A feature's
+    ``WEIGHT`` is its value at its last round; :func:`md_catch_up_all` or
+    :func:`md_scores` give current values.
     If ``row_scores`` has rows, ``row_scores[pos]`` receives the scores of the row
     visited at ``pos``, before its update.
     """
@@ -308,9 +309,7 @@ def md_pass(
             scores[k] = intercept_state[WEIGHT, k]
             max_abs_w = max(max_abs_w, abs(scores[k]))
         if regularized:
-            _md_catch_up_row(
-                indices, start, end, state, idle_decay, last_round, t, l1, l2
-            )
+            _md_catch_up_row(indices, start, end, state, t, l1, l2)
         for p in range(start, end):
             j = indices[p]
             x = data[p]
@@ -340,7 +339,6 @@ def md_pass(
                 end,
                 scaled_dloss,
                 state,
-                idle_decay,
                 eta,
                 delta,
                 l1,
@@ -361,7 +359,6 @@ def md_pass(
             end,
             scaled_dloss,
             state,
-            idle_decay,
             eta,
             delta,
             l1,
@@ -376,7 +373,7 @@ def md_pass(
         # The rejected row's features were caught up to its round t - 1 and marked
         # as being at round t; round t did not happen.
         for p in range(indptr[order[rows_done]], indptr[order[rows_done] + 1]):
-            last_round[indices[p]] = t0 + rows_done
+            state[indices[p], LAST_ROUND, 0] = t0 + rows_done
     return loss_sum, rows_done, status
 
 
@@ -583,9 +580,9 @@ def da_pass(
 
 
 @jit
-def md_scores(data, indices, indptr, state, last_round, idle_decay, t, l1, l2, out):
+def md_scores(data, indices, indptr, state, t, l1, l2, out):
     """:func:`~.sparse.linear_scores` for mirror descent with lazy l1/l2: each weight
-    is brought from its ``last_round`` to round ``t`` on the fly (the state is not
+    is brought from its last round to round ``t`` on the fly (the state is not
     written), so the scores are those of the caught-up model."""
     n_outputs = state.shape[2]
     intercept_row = state.shape[0] - 1
@@ -595,9 +592,11 @@ def md_scores(data, indices, indptr, state, last_round, idle_decay, t, l1, l2, o
         for p in range(indptr[i], indptr[i + 1]):
             j = indices[p]
             x = data[p]
-            skipped = t - last_round[j]
+            skipped = t - state[j, LAST_ROUND, 0]
             for k in range(n_outputs):
-                w = md_skip(state[j, WEIGHT, k], idle_decay[j, k], skipped, l1, l2)
+                w = md_skip(
+                    state[j, WEIGHT, k], state[j, IDLE_DECAY, k], skipped, l1, l2
+                )
                 out[i, k] += x * w
         for k in range(n_outputs):
             out[i, k] += state[intercept_row, WEIGHT, k]
