@@ -68,6 +68,7 @@ import numba
 import numpy as np
 import scipy
 import sklearn
+from _report import print_targets
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import SGDClassifier
 from sklearn.metrics import accuracy_score, roc_auc_score
@@ -701,18 +702,7 @@ def main():
         ("Numba floor: import + 1st trivial call (s)", numba_floor, "info"),
         ("kernels compiled, empty cache (count)", n_compiled, "info"),
     ]
-    print("\n== Summary (best-of-rounds full fit wall times; ratios of those)")
-    width = max(len(row[0]) for row in rows)
-    print(f"| {'quantity':<{width}} | measured | target | met? |")
-    print(f"|{'-' * (width + 2)}|----------|--------|------|")
-    for label, measured, target in rows:
-        if target == "info":
-            met = "-"
-        else:
-            bound = float(target.split()[1])
-            met = (measured >= bound) if target.startswith(">=") else measured <= bound
-            met = "yes" if met else "NO"
-        print(f"| {label:<{width}} | {measured:8.3f} | {target:<6} | {met:<4} |")
+    print_targets("Summary (best-of-rounds full fit wall times; ratios of those)", rows)
     if args.quick:
         print("\n(--quick: 16,000 x 100,000; the targets are for the full size.)")
 

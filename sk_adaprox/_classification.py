@@ -13,9 +13,9 @@ from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets, unique_labels
 
-from ._base import _as_kernel_csr, unchanged_on_error
+from ._base import unchanged_on_error
 from ._losses import CLASSIFICATION_LOSSES, PROBABILISTIC_LOSSES
-from ._validation import checked_sample_weight, checked_X, checked_y
+from ._validation import checked_batch
 
 
 def _check_proba(estimator):
@@ -154,17 +154,14 @@ class OnlineClassifierMixin:
             return None
         if classes is not None and not np.array_equal(classes, self.classes_):
             return None
-        X = checked_X(self, X)
-        if X is None:
+        batch = checked_batch(self, X, y, sample_weight, classification=True)
+        if batch is None:
             return None
-        y = checked_y(y, X.shape[0], classification=True)
-        sample_weight = checked_sample_weight(sample_weight, X.shape[0])
-        if y is None or sample_weight is None:
-            return None
+        X, y, sample_weight = batch
         targets, row_weights = self._encode_labels(
             y, sample_weight, self.classes_, True
         )
-        return _as_kernel_csr(X), targets, row_weights
+        return X, targets, row_weights
 
     def _partial_fit_classes(self, classes, first_call):
         if first_call:

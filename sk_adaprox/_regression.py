@@ -7,9 +7,9 @@ from sklearn.base import _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ._base import _as_kernel_csr, unchanged_on_error
+from ._base import unchanged_on_error
 from ._losses import REGRESSION_LOSSES
-from ._validation import checked_sample_weight, checked_X, checked_y
+from ._validation import checked_batch
 
 
 class OnlineRegressorMixin:
@@ -130,14 +130,7 @@ class OnlineRegressorMixin:
         checks of :mod:`sk_adaprox._validation`, or None for full validation."""
         if not self._is_initialized():
             return None
-        X = checked_X(self, X)
-        if X is None:
-            return None
-        y = checked_y(y, X.shape[0], classification=False)
-        sample_weight = checked_sample_weight(sample_weight, X.shape[0])
-        if y is None or sample_weight is None:
-            return None
-        return _as_kernel_csr(X), y, sample_weight
+        return checked_batch(self, X, y, sample_weight, classification=False)
 
     @staticmethod
     def _predictions_from_scores(scores, method):

@@ -77,6 +77,20 @@ def checked_y(y, n_samples, *, classification):
     return None
 
 
+def checked_batch(estimator, X, y, sample_weight, *, classification):
+    """``(X, y, row_weights)`` of a fitted estimator's training batch that passes
+    :func:`checked_X`, :func:`checked_y` and :func:`checked_sample_weight`, with X
+    as kernel-ready CSR; or None."""
+    X = checked_X(estimator, X)
+    if X is None:
+        return None
+    y = checked_y(y, X.shape[0], classification=classification)
+    sample_weight = checked_sample_weight(sample_weight, X.shape[0])
+    if y is None or sample_weight is None:
+        return None
+    return X if sp.issparse(X) else sp.csr_matrix(X), y, sample_weight
+
+
 def checked_sample_weight(sample_weight, n_samples):
     """Row weights as a float64 array (not the caller's), or None."""
     if sample_weight is None:
