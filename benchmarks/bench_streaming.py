@@ -263,7 +263,7 @@ def bench_one_row(X, y, n_calls, repeats):
     rows = [X[i] for i in range(n_calls)]
     labels = [y[i : i + 1] for i in range(n_calls)]
     try:
-        import river  # noqa: F401
+        import river  # noqa: F401  (imported only to learn whether it is installed)
     except ImportError:
         river_installed = False
         print("  River is not installed (pip install '.[bench]'): skipped")
