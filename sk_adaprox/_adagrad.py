@@ -74,13 +74,15 @@ class _AdaGrad:
         if old is not None and old[0] != update:
             raise ValueError(
                 f"update={update!r}, but the model was trained with the other "
-                "update rule, whose state cannot be continued. Call fit to start over."
+                "update rule, whose state cannot be continued. Call fit (with "
+                "warm_start=False) to start over."
             )
         regularized = l1 > 0.0 or l2 > 0.0
         if update == "dual_averaging":
-            # Regularised weights are computed when read; unregularised ones are
-            # read from WEIGHT, which must then hold them under the new parameters.
-            if old is not None and not regularized:
+            # Every weight, the intercept's included, is a function of u, G and t
+            # under the parameters: rewrite them (regularised feature weights are
+            # computed again when read).
+            if old is not None:
                 _kernels.da_weights_all(state, self.t_, eta, delta, l1, l2)
             return
         if old is None:

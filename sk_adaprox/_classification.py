@@ -123,6 +123,7 @@ class OnlineClassifierMixin:
         if batch is None:
             batch = self._validated_batch(X, y, classes, sample_weight)
         X, targets, row_weights = batch
+        self._check_training_state()
         scores = np.empty((X.shape[0], self._state.shape[2])) if record_scores else None
         self._run_passes(
             X, targets, row_weights, max_passes=1, rng=None, row_scores=scores

@@ -100,6 +100,7 @@ class OnlineRegressorMixin:
         if batch is None:
             batch = self._validated_batch(X, y, sample_weight)
         X, y, sample_weight = batch
+        self._check_training_state()
         scores = np.empty((X.shape[0], 1)) if record_scores else None
         self._run_passes(
             X,

@@ -38,6 +38,8 @@ def checked_X(estimator, X):
         return None
     n_features = vars(estimator).get("n_features_in_")
     if sp.issparse(X):
+        if X.ndim != 2:  # a 1-D sparse array: validate_data says what is wrong
+            return None
         if (
             X.format != "csr"
             or X.data.dtype not in _FLOATS
@@ -102,6 +104,7 @@ def checked_sample_weight(sample_weight, n_samples):
         or sample_weight.dtype.kind != "f"
         or not _finite(sample_weight)
         or sample_weight.min() < 0
+        or not sample_weight.any()  # scikit-learn refuses all-zero weights
     ):
         return None
     return sample_weight.astype(np.float64)  # a copy: kernels never see the caller's

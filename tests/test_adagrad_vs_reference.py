@@ -341,7 +341,7 @@ def test_parameters_changed_between_calls_apply_from_that_round_on(update, chang
     y = np.random.default_rng(14).integers(0, 2, X.shape[0])
     targets = np.where(y == 1, 1.0, -1.0)
     weights = np.ones(X.shape[0])
-    before = dict(loss="hinge", eta=0.4, delta=0.1, l1=0.02, l2=0.05)
+    before = dict(loss="log_loss", eta=0.4, delta=0.1, l1=0.02, l2=0.05)
     after = {**before, **change}
     clf = AdaGradClassifier(update=update, **before)
     clf.partial_fit(X[:25], y[:25], classes=[0, 1])
@@ -358,6 +358,10 @@ def test_parameters_changed_between_calls_apply_from_that_round_on(update, chang
         scale = after["delta"] + np.sqrt(expected["sum_sq_grad"])
         expected["coef"] = _dual_averaging_weights(
             expected["sum_grad"], scale, 25, after["eta"], after["l1"], after["l2"]
+        )
+        intercept_scale = after["delta"] + np.sqrt(expected["intercept_sum_sq_grad"])
+        expected["intercept"] = _dual_averaging_weights(
+            expected["intercept_sum_grad"], intercept_scale, 25, after["eta"], 0.0, 0.0
         )
     expected = _reference_state(
         update, 1, after, X[25:], targets[25:], weights[25:], expected, 25

@@ -78,6 +78,7 @@ BAD_BATCHES = {
     "negative_weight": lambda X, y, w: (X, y, -w),
     "nan_weight": lambda X, y, w: (X, y, np.r_[np.nan, w[1:]]),
     "short_weight": lambda X, y, w: (X, y, w[:-1]),
+    "zero_weights": lambda X, y, w: (X, y, 0.0 * w),
 }
 
 
@@ -152,3 +153,13 @@ def test_skip_parameter_validation_is_honoured(kind):
     with config_context(skip_parameter_validation=True):
         trusted.partial_fit(X, y, **extra)
     assert trusted.t_ == X.shape[0]
+
+
+@pytest.mark.parametrize("algorithm", list(ALGORITHMS))
+def test_one_dimensional_sparse_array_is_refused_like_full_validation(algorithm):
+    model, X, y = _fitted(algorithm, "binary")
+    row = sp.csr_array(X[0].toarray()[0])  # a 1-D sparse array
+    assert row.ndim == 1
+    for call in (lambda: model.predict(row), lambda: model.partial_fit(row, y[:1])):
+        with pytest.raises(ValueError, match="Expected 2D"):
+            call()

@@ -8,6 +8,7 @@ import scipy.sparse as sp
 from estimators import ALGORITHMS, make, state_of
 from sklearn.exceptions import NotFittedError
 
+from sk_adaprox import progressive_val_predict
 from sk_adaprox.datasets import make_rare_features
 
 # Strong enough L1 for each rule to zero most weights of the problem below.
@@ -73,6 +74,8 @@ def test_training_state_is_gone_and_training_cannot_continue(algorithm):
     served = model.coef_.copy()
     with pytest.raises(ValueError, match="sparsified"):
         model.partial_fit(X[:10], y[:10])
+    with pytest.raises(ValueError, match="sparsified"):
+        progressive_val_predict(model, X[:10], y[:10])
     model.set_params(warm_start=True)
     with pytest.raises(ValueError, match="sparsified"):
         model.fit(X, y)

@@ -401,12 +401,21 @@ def da_weight(sum_grad, sum_sq, t, eta, delta, l1, l2):
 
 @jit
 def da_weights_all(state, t, eta, delta, l1, l2):
-    """Write the §1b weights after ``t`` rounds into every feature's ``WEIGHT`` slot."""
+    """Write the §1b weights after ``t`` rounds into every ``WEIGHT`` slot, the
+    intercept's (never regularised) included."""
     n_features = state.shape[0] - 1
-    for j in range(n_features):
+    for j in range(n_features + 1):
+        l1_j = l1 if j < n_features else 0.0
+        l2_j = l2 if j < n_features else 0.0
         for k in range(state.shape[2]):
             state[j, WEIGHT, k] = da_weight(
-                state[j, SUM_GRAD, k], state[j, SUM_SQ_GRAD, k], t, eta, delta, l1, l2
+                state[j, SUM_GRAD, k],
+                state[j, SUM_SQ_GRAD, k],
+                t,
+                eta,
+                delta,
+                l1_j,
+                l2_j,
             )
 
 
