@@ -155,6 +155,8 @@ class OnlineLinearModel(BaseEstimator):
         """
         current = tuple(getattr(self, name) for name in self._parameter_constraints)
         if current != vars(self).get("_validated_parameters"):
+            # Skipped inside scikit-learn's fit context, which has just validated
+            # them, and where the user asked for it (skip_parameter_validation).
             if not get_config()["skip_parameter_validation"]:
                 self._validate_params()
         return current
@@ -215,13 +217,9 @@ class OnlineLinearModel(BaseEstimator):
         caught-up copy where weights are lazy): for reports, not for hot paths."""
         if not (self._weights_are_lazy() and self._weights_round != self.t_):
             return self._state[:-1, WEIGHT, :]
-        state = self._state
-        try:
-            self._state = np.array(state, order="C")
-            self._catch_up_weights(self._state)
-            return self._state[:-1, WEIGHT, :]
-        finally:
-            self._state = state
+        state = np.array(self._state, order="C")
+        self._catch_up_weights(state)
+        return state[:-1, WEIGHT, :]
 
     def _check_training_state(self):
         if "_state" not in vars(self):

@@ -325,8 +325,10 @@ class OnlineClassifierMixin:
         ndarray of shape (n_samples, n_classes)
             Log-probability of each class, columns ordered as ``classes_``.
         """
-        with np.errstate(divide="ignore"):
-            return np.log(self.predict_proba(X))
+        self._check_fitted()
+        return self._predictions_from_scores(
+            self._linear_scores(X), "predict_log_proba"
+        )
 
 
 def _n_outputs(classes):
