@@ -185,7 +185,7 @@ class OnlineLinearModel(BaseEstimator):
                 )
         self._state_parameters = new
         self._validated_parameters = validated
-        self._weights_round = -1 if self._weights_are_lazy() else self.t_
+        self._weights_adopted()
 
     def _accumulators_assigned(self):
         """An accumulator was assigned: recompute what depends on it (FTRL's
@@ -193,7 +193,7 @@ class OnlineLinearModel(BaseEstimator):
         parameters = self._state_parameters
         if parameters is not None:
             self._adopt_parameters(self._kernel_state(), parameters, parameters)
-            self._weights_round = -1 if self._weights_are_lazy() else self.t_
+            self._weights_adopted()
 
     def _state_for_reading(self):
         """The state with every weight current: what the state attributes view.
@@ -203,7 +203,7 @@ class OnlineLinearModel(BaseEstimator):
         rounding: the catch-up is the closed form of the same steps).
         """
         state = self._state
-        if self._weights_are_lazy() and self._weights_round != self.t_:
+        if self._weights_behind():
             state = self._kernel_state()
             self._catch_up_weights(state)
             self._weights_round = self.t_
@@ -212,10 +212,36 @@ class OnlineLinearModel(BaseEstimator):
     def _weights_are_lazy(self):
         return False
 
+    def _weights_behind(self):
+        """Whether the WEIGHT slot may lag behind round ``t_`` (lazy weights not
+        caught up since the last round)."""
+        return self._weights_are_lazy() and self._weights_round != self.t_
+
+    def _weights_adopted(self):
+        """Record that the weights were just recomputed under new parameters:
+        current unless they are lazy."""
+        self._weights_round = -1 if self._weights_are_lazy() else self.t_
+
+    def _learn_batch(self, X, y, classes, sample_weight, *, record_scores):
+        """partial_fit's work: one pass over a batch that passed the fast checks
+        (``_streamed_batch``) or full validation (``_validated_batch``). With
+        ``record_scores``, return each row's scores before the model learned from
+        it, shape (n_samples, n_outputs)."""
+        batch = self._streamed_batch(X, y, classes, sample_weight)
+        if batch is None:
+            batch = self._validated_batch(X, y, classes, sample_weight)
+        X, targets, row_weights = batch
+        self._check_training_state()
+        scores = np.empty((X.shape[0], self._state.shape[2])) if record_scores else None
+        self._run_passes(
+            X, targets, row_weights, max_passes=1, rng=None, row_scores=scores
+        )
+        return scores
+
     def _current_weights(self):
         """Every feature's weights at round ``t_``, without changing the model (a
         caught-up copy where weights are lazy): for reports, not for hot paths."""
-        if not (self._weights_are_lazy() and self._weights_round != self.t_):
+        if not self._weights_behind():
             return self._state[:-1, WEIGHT, :]
         state = np.array(self._state, order="C")
         self._catch_up_weights(state)
@@ -257,7 +283,7 @@ class OnlineLinearModel(BaseEstimator):
         if _is_sparsified(self):
             return self._served_scores(X)
         state = self._state
-        lazy = self._weights_are_lazy() and self._weights_round != self.t_
+        lazy = self._weights_behind()
         if lazy and not sp.issparse(X):
             X = sp.csr_matrix(X)  # score current weights without writing them
         if not sp.issparse(X):

@@ -116,20 +116,6 @@ class OnlineClassifierMixin:
         self._learn_batch(X, y, classes, sample_weight, record_scores=False)
         return self
 
-    def _learn_batch(self, X, y, classes, sample_weight, *, record_scores):
-        """partial_fit's work; with ``record_scores``, return each row's scores
-        before the model learned from it (n_samples, n_outputs)."""
-        batch = self._streamed_batch(X, y, classes, sample_weight)
-        if batch is None:
-            batch = self._validated_batch(X, y, classes, sample_weight)
-        X, targets, row_weights = batch
-        self._check_training_state()
-        scores = np.empty((X.shape[0], self._state.shape[2])) if record_scores else None
-        self._run_passes(
-            X, targets, row_weights, max_passes=1, rng=None, row_scores=scores
-        )
-        return scores
-
     @_fit_context(prefer_skip_nested_validation=True)
     def _validated_batch(self, X, y, classes, sample_weight):
         """``(X, targets, row_weights)`` after full validation of the parameters and

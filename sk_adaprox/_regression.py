@@ -2,7 +2,6 @@
 
 from numbers import Real
 
-import numpy as np
 from sklearn.base import _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -91,29 +90,8 @@ class OnlineRegressorMixin:
         self._learn_batch(X, y, None, sample_weight, record_scores=False)
         return self
 
-    def _learn_batch(self, X, y, classes, sample_weight, *, record_scores):
-        """partial_fit's work; with ``record_scores``, return each row's
-        prediction before the model learned from it, shape (n_samples, 1)."""
-        if classes is not None:
-            raise ValueError("classes is for classifiers; a regressor takes None.")
-        batch = self._streamed_batch(X, y, sample_weight)
-        if batch is None:
-            batch = self._validated_batch(X, y, sample_weight)
-        X, y, sample_weight = batch
-        self._check_training_state()
-        scores = np.empty((X.shape[0], 1)) if record_scores else None
-        self._run_passes(
-            X,
-            y.astype(float, copy=True),
-            sample_weight,
-            max_passes=1,
-            rng=None,
-            row_scores=scores,
-        )
-        return scores
-
     @_fit_context(prefer_skip_nested_validation=True)
-    def _validated_batch(self, X, y, sample_weight):
+    def _validated_batch(self, X, y, classes, sample_weight):
         """``(X, y, row_weights)`` after full validation of the parameters and the
         batch; on the first call, also the start of training. A batch that fails
         leaves the estimator as it was."""
@@ -124,14 +102,20 @@ class OnlineRegressorMixin:
             )
         if first_call:
             self._start_training(X.shape[1], 1)
-        return X, y, sample_weight
+        return X, y.astype(float, copy=True), sample_weight
 
-    def _streamed_batch(self, X, y, sample_weight):
+    def _streamed_batch(self, X, y, classes, sample_weight):
         """``(X, y, row_weights)`` for a fitted model's batch that passes the
         checks of :mod:`sk_adaprox._validation`, or None for full validation."""
+        if classes is not None:
+            raise ValueError("classes is for classifiers; a regressor takes None.")
         if not self._is_initialized():
             return None
-        return checked_batch(self, X, y, sample_weight, classification=False)
+        batch = checked_batch(self, X, y, sample_weight, classification=False)
+        if batch is None:
+            return None
+        X, y, sample_weight = batch
+        return X, y.astype(float, copy=True), sample_weight
 
     @staticmethod
     def _predictions_from_scores(scores, method):
