@@ -1,0 +1,323 @@
+"""Slow, obviously-correct reference for the Online Newton Step (ALGORITHMS.md §3).
+
+This module is a test helper, not a test file.  It implements the update of
+``/work/shared/ALGORITHMS.md`` §3 as made precise by the ONS interface note (issue
+10) literally, in float64, for ``matrix`` in {"full", "diag", "sketch"}:
+
+- A itself, (d+1) x (d+1) per output, is kept explicitly, even for "diag" (a
+  diagonal matrix) and "sketch" (A = eps I + S^T S, recomputed from S);
+- A^{-1} g comes from ``np.linalg.solve`` on A every round: no Sherman-Morrison, no
+  Woodbury;
+- the Frequent Directions sketch S (2m rows) is shrunk with a full thin SVD of S;
+- the generalized projection finds mu >= 0 with ||(A + mu I)^{-1} A w'|| = radius
+  by ``scipy.optimize.brentq`` on explicit linear solves (no eigendecomposition).
+
+Coordinates: x~ = [x, 1] with an intercept, [x, 0] without (length d + 1); index d
+(the last) is the intercept.  The losses, their derivatives and the one-vs-rest
+targets are shared with the AdaGrad reference (``reference_adagrad``).
+
+Nothing here imports ``sk_adaprox``.
+"""
+
+import math
+
+import numpy as np
+from reference_adagrad import (
+    binary_targets,
+    checked_rows,
+    loss_derivative,
+    loss_value,
+)
+from scipy.optimize import brentq
+
+__all__ = [
+    "CLASSIFIER_LOSSES",
+    "MATRICES",
+    "REGRESSOR_LOSSES",
+    "binary_targets",
+    "coef_and_intercept",
+    "fd_insert",
+    "fd_shrink",
+    "generalized_projection",
+    "initial_state",
+    "loss_derivative",
+    "loss_value",
+    "reference_ons",
+]
+
+MATRICES = ("full", "diag", "sketch")
+REGRESSOR_LOSSES = ("squared_error", "huber", "epsilon_insensitive")
+CLASSIFIER_LOSSES = ("log_loss", "squared_hinge")
+
+
+# ---------------------------------------------------------------------------
+# The generalized projection onto the ball ||w|| <= radius in the norm of A
+# ---------------------------------------------------------------------------
+
+
+def generalized_projection(A, w_prime, radius):
+    """argmin_{||w|| <= radius} (w - w')^T A (w - w'), for symmetric positive
+    definite A.
+
+    Returns ``(w, mu)``.  If ||w'|| <= radius: ``(w'.copy(), 0.0)``.  Otherwise
+    w = (A + mu I)^{-1} A w' with mu > 0 the root of
+    f(mu) = ||(A + mu I)^{-1} A w'|| - radius, found by brentq on [0, mu_hi],
+    each f evaluated with an explicit ``np.linalg.solve``.  mu_hi = 2 ||A w'|| /
+    radius brackets the root: ||(A + mu I)^{-1}|| <= 1 / mu for A >= 0, so
+    f(mu_hi) <= -radius / 2 < 0, while f(0) = ||w'|| - radius > 0.
+    """
+    A = np.asarray(A, dtype=np.float64)
+    w_prime = np.asarray(w_prime, dtype=np.float64)
+    radius = float(radius)
+    if not radius > 0.0:
+        raise ValueError(f"radius must be > 0, got {radius}")
+    norm = float(np.linalg.norm(w_prime))
+    if norm <= radius:
+        return w_prime.copy(), 0.0
+    Aw = A @ w_prime
+    eye = np.eye(A.shape[0])
+
+    def w_of(mu):
+        if mu == 0.0:
+            return w_prime
+        return np.linalg.solve(A + mu * eye, Aw)
+
+    def f(mu):
+        return float(np.linalg.norm(w_of(mu))) - radius
+
+    mu_hi = 2.0 * float(np.linalg.norm(Aw)) / radius
+    mu = brentq(f, 0.0, mu_hi, xtol=1e-300, rtol=4 * np.finfo(float).eps, maxiter=2000)
+    return w_of(mu), float(mu)
+
+
+# ---------------------------------------------------------------------------
+# Frequent Directions
+# ---------------------------------------------------------------------------
+
+
+def fd_shrink(S, m):
+    """The Frequent Directions shrink of a full buffer S (2m rows).
+
+    Thin SVD S = U diag(sigma) V^T, sigma descending and padded with zeros to 2m
+    values; delta = sigma[m]**2; the first m rows become
+    sqrt(max(sigma_i**2 - delta, 0)) V_i, the others 0.  Returns a new array.
+    """
+    S = np.asarray(S, dtype=np.float64)
+    two_m, width = S.shape
+    if two_m != 2 * m:
+        raise ValueError("S must have 2m rows")
+    _, sigma, Vt = np.linalg.svd(S, full_matrices=False)
+    # Pad to 2m singular values / right vectors (width < 2m: the missing ones are 0).
+    sig = np.zeros(two_m)
+    sig[: sigma.shape[0]] = sigma
+    V = np.zeros((two_m, width))
+    V[: Vt.shape[0]] = Vt
+    delta = sig[m] ** 2
+    new = np.zeros_like(S)
+    for i in range(m):
+        new[i] = math.sqrt(max(sig[i] ** 2 - delta, 0.0)) * V[i]
+    return new
+
+
+def fd_insert(S, fill, g, m):
+    """Insert g into the sketch: shrink first if the buffer is full (fill == 2m),
+    then S[fill] = g, fill += 1.  Returns ``(S_new, fill_new, shrunk)``; S is not
+    modified."""
+    S = np.array(S, dtype=np.float64, copy=True)
+    fill = int(fill)
+    shrunk = False
+    if fill == 2 * m:
+        S = fd_shrink(S, m)
+        fill = m
+        shrunk = True
+    S[fill] = g
+    return S, fill + 1, shrunk
+
+
+# ---------------------------------------------------------------------------
+# State
+# ---------------------------------------------------------------------------
+
+
+def initial_state(n_outputs, n_features, matrix, eps, sketch_size=None):
+    """The state before the first round: w = 0, A = eps I (and an empty sketch).
+
+    Keys: ``w`` (K, d+1), ``A`` (K, d+1, d+1), ``projections`` (K,) (rounds whose
+    step left the ball), and for "sketch" ``S`` (K, 2m, d+1), ``fill`` (K,) and
+    ``shrinks`` (K,).
+    """
+    if matrix not in MATRICES:
+        raise ValueError(f"unknown matrix {matrix!r}")
+    K, D = int(n_outputs), int(n_features) + 1
+    st = {
+        "w": np.zeros((K, D)),
+        "A": np.array([float(eps) * np.eye(D) for _ in range(K)]).reshape(K, D, D),
+        "projections": np.zeros(K, dtype=np.int64),
+    }
+    if matrix == "sketch":
+        m = int(sketch_size)
+        st["S"] = np.zeros((K, 2 * m, D))
+        st["fill"] = np.zeros(K, dtype=np.int64)
+        st["shrinks"] = np.zeros(K, dtype=np.int64)
+    return st
+
+
+def _copy_state(state, K, d, matrix, eps, m):
+    fresh = initial_state(K, d, matrix, eps, m)
+    if state is None:
+        return fresh
+    new = {}
+    for key, value in fresh.items():
+        arr = np.array(state[key], dtype=value.dtype, copy=True)
+        if arr.shape != value.shape:
+            raise ValueError(
+                f"state[{key!r}] has shape {arr.shape}, expected {value.shape}"
+            )
+        new[key] = arr
+    return new
+
+
+def coef_and_intercept(state):
+    """``(coef (K, d), intercept (K,))`` of a state: w without / with only its last
+    coordinate."""
+    w = state["w"]
+    return w[:, :-1].copy(), w[:, -1].copy()
+
+
+# ---------------------------------------------------------------------------
+# The reference
+# ---------------------------------------------------------------------------
+
+
+def reference_ons(
+    X,
+    targets,
+    row_weights,
+    *,
+    n_outputs,
+    loss,
+    matrix,
+    gamma,
+    eps,
+    radius=None,
+    sketch_size=None,
+    fit_intercept=True,
+    epsilon=0.1,
+    order=None,
+    state=None,
+    trace=None,
+):
+    """Run the Online Newton Step literally.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+        Dense rows (a scipy sparse matrix is densified).
+    targets : ndarray of shape (n,)
+        n_outputs == 1: the target y itself (real, or +-1).  n_outputs == K > 1: a
+        class index in 0..K-1, turned into K one-vs-rest +-1 targets.
+    row_weights : ndarray of shape (n,)
+        s_t (sample weight times class weight).
+    n_outputs, loss, matrix, gamma, eps, radius, sketch_size, fit_intercept, epsilon
+        As in the ONS interface note; ``sketch_size`` (m) only for "sketch".
+    order : sequence of int, optional
+        Rows visited, one round per visit (default ``range(n)``).
+    state : dict, optional
+        State from a previous call (not modified); None means ``initial_state``.
+        It must come from a run with the same matrix, eps, sketch_size and
+        fit_intercept.
+    trace : list, optional
+        If given, one dict per (round, output) that was updated (c != 0) is
+        appended: ``row``, ``k``, ``c``, ``g``, ``A`` (after the update),
+        ``w_prime``, ``mu`` (None when the step stayed in the ball or there is no
+        radius), ``w``, and for "sketch" ``shrunk``.
+
+    Returns
+    -------
+    state : dict
+        New dict, see ``initial_state``.
+    loss_sum : float
+        Sum over rounds of s_t * sum_k l(p_k, y_k), with pre-update scores.
+    """
+    if loss not in REGRESSOR_LOSSES + CLASSIFIER_LOSSES:
+        raise ValueError(f"unknown loss {loss!r}")
+    if matrix not in MATRICES:
+        raise ValueError(f"unknown matrix {matrix!r}")
+    gamma, eps, epsilon = float(gamma), float(eps), float(epsilon)
+    if not (gamma > 0.0 and eps > 0.0):
+        raise ValueError("gamma and eps must be > 0")
+    if radius is not None:
+        radius = float(radius)
+        if not radius > 0.0:
+            raise ValueError("radius must be > 0")
+    m = None
+    if matrix == "sketch":
+        m = int(sketch_size)
+        if m < 1:
+            raise ValueError("sketch_size must be >= 1")
+    X, targets, row_weights, K = checked_rows(X, targets, row_weights, n_outputs)
+    n, d = X.shape
+    if order is None:
+        order = range(n)
+    order = [int(i) for i in order]
+    if any(i < 0 or i >= n for i in order):
+        raise ValueError("order holds a row index out of range")
+
+    st = _copy_state(state, K, d, matrix, eps, m)
+    W, A = st["w"], st["A"]
+    if not fit_intercept and np.any(W[:, d] != 0.0):
+        raise ValueError("fit_intercept=False with a state whose intercept != 0")
+    D = d + 1
+
+    loss_sum = 0.0
+    for i in order:
+        # 1. x~ = [x, 1] or [x, 0].
+        x_t = np.append(X[i], 1.0 if fit_intercept else 0.0)
+        s = row_weights[i]
+        ys = binary_targets(targets[i], K)
+        # 2. Every output's score before any update.
+        p = np.array([W[k] @ x_t for k in range(K)])
+        for k in range(K):
+            loss_sum += s * loss_value(loss, p[k], ys[k], epsilon)
+            # 3. c = s dl/dp, g = c x~; c == 0 leaves output k untouched.
+            c = s * loss_derivative(loss, p[k], ys[k], epsilon)
+            if c == 0.0:
+                continue
+            g = c * x_t
+            # 4. The matrix.
+            shrunk = None
+            if matrix == "full":
+                A[k] = A[k] + np.outer(g, g)
+            elif matrix == "diag":
+                A[k] = A[k] + np.diag(g * g)
+            else:
+                st["S"][k], st["fill"][k], shrunk = fd_insert(
+                    st["S"][k], st["fill"][k], g, m
+                )
+                st["shrinks"][k] += shrunk
+                A[k] = eps * np.eye(D) + st["S"][k].T @ st["S"][k]
+            # 5. The Newton step with the updated A.
+            w_prime = W[k] - np.linalg.solve(A[k], g) / gamma
+            # 6. The generalized projection.
+            mu = None
+            if radius is not None and np.linalg.norm(w_prime) > radius:
+                W[k], mu = generalized_projection(A[k], w_prime, radius)
+                st["projections"][k] += 1
+            else:
+                W[k] = w_prime
+            if trace is not None:
+                record = dict(
+                    row=i,
+                    k=k,
+                    c=c,
+                    g=g.copy(),
+                    A=A[k].copy(),
+                    w_prime=w_prime.copy(),
+                    mu=mu,
+                    w=W[k].copy(),
+                )
+                if matrix == "sketch":
+                    record["shrunk"] = shrunk
+                trace.append(record)
+
+    return st, float(loss_sum)
