@@ -9,6 +9,7 @@ from importlib.metadata import PackageNotFoundError, version
 
 from ._adagrad import AdaGradClassifier, AdaGradRegressor
 from ._ftrl import FTRLClassifier, FTRLRegressor
+from ._ons import ONSClassifier, ONSRegressor
 from ._progressive import progressive_val_predict, progressive_val_score
 
 try:
@@ -21,6 +22,8 @@ __all__ = [
     "AdaGradRegressor",
     "FTRLClassifier",
     "FTRLRegressor",
+    "ONSClassifier",
+    "ONSRegressor",
     "__version__",
     "progressive_val_predict",
     "progressive_val_score",

@@ -32,6 +32,8 @@ class _AdaGrad:
     """
 
     _parameter_constraints: dict = {
+        "l1": [Interval(Real, 0, None, closed="left")],
+        "l2": [Interval(Real, 0, None, closed="left")],
         "update": [StrOptions({"mirror_descent", "dual_averaging"})],
         "eta": [Interval(Real, 0, None, closed="neither")],
         "delta": [Interval(Real, 0, None, closed="left")],

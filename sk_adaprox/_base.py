@@ -55,8 +55,12 @@ class OnlineLinearModel(BaseEstimator):
     - ``_run_pass(X, targets, row_weights, order, row_scores)``, which calls the
       algorithm's kernel on the state and returns its ``(loss_sum, rows_done,
       status)``;
-    - ``_step_size_name``, the parameter a user should lower when training
-      diverges; and ``_coef_shape``.
+    - ``_step_size_name``, the parameter a user should change when training
+      diverges, and ``_smaller_steps``, which way (``"smaller"``, or ``"larger"``
+      where the step is its inverse); and ``_coef_shape``;
+    - optionally ``_check_state_size(n_features, n_outputs)``, which refuses data
+      whose state would be too large before anything is allocated, and
+      ``_drop_training_state()``, which :meth:`sparsify` calls.
 
     A call costs its own non-zeros: the state, lazy bookkeeping included, carries
     over between calls, and only reading a state attribute (``coef_``, ...), or
@@ -68,8 +72,6 @@ class OnlineLinearModel(BaseEstimator):
     intercept_ = StateSlot(WEIGHT, intercept=True)
 
     _parameter_constraints: dict = {
-        "l1": [Interval(Real, 0, None, closed="left")],
-        "l2": [Interval(Real, 0, None, closed="left")],
         "fit_intercept": ["boolean"],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, None, None, closed="neither"), None],
@@ -131,6 +133,12 @@ class OnlineLinearModel(BaseEstimator):
                 f"{fitted} and this data needs {expected} (different "
                 "number of features or classes). Set warm_start=False to refit."
             )
+
+    _smaller_steps = "smaller"
+
+    def _check_state_size(self, n_features, n_outputs):
+        """Raise ValueError if the state for this shape would be too large; called
+        while validating, before anything is allocated."""
 
     def _start_training(self, n_features, n_outputs):
         """Allocate fresh state and restart the round count."""
@@ -334,8 +342,12 @@ class OnlineLinearModel(BaseEstimator):
         coef = state[:-1, WEIGHT, :].T  # (n_outputs, n_features)
         self._served_coef = sp.csr_matrix(coef)
         self._served_intercept = state[-1, WEIGHT, :].copy()
-        del self._state
+        self._drop_training_state()
         return self
+
+    def _drop_training_state(self):
+        """Delete what only training needs (sparsify)."""
+        del self._state
 
     def densify(self):
         """Turn a sparsified model's ``coef_`` back into a dense array.
@@ -424,7 +436,8 @@ class OnlineLinearModel(BaseEstimator):
         return ValueError(
             f"Training diverged at row {row} of the data passed in (pass {n_pass}): "
             f"its {what} is not finite. The model keeps the finite state it had "
-            f"before that row. Use a smaller {step} (now {getattr(self, step)!r}) or "
+            f"before that row. Use a {self._smaller_steps} {step} (now "
+            f"{getattr(self, step)!r}) or "
             "scale the features (StandardScaler, or MaxAbsScaler for sparse data)."
         )
 

@@ -81,6 +81,8 @@ class OnlineClassifierMixin:
                         f"model {self.classes_}. Set warm_start=False to refit."
                     )
                 self._check_warm_start(X.shape[1], _n_outputs(classes))
+            else:
+                self._check_state_size(X.shape[1], _n_outputs(classes))
             targets, row_weights = self._encode_labels(y, sample_weight, classes, False)
         if not keep_state:
             self._start_training(X.shape[1], _n_outputs(classes))
@@ -129,6 +131,8 @@ class OnlineClassifierMixin:
             )
             check_classification_targets(y)
             targets, row_weights = self._encode_labels(y, sample_weight, classes, True)
+            if first_call:
+                self._check_state_size(X.shape[1], _n_outputs(classes))
         if first_call:
             self._start_training(X.shape[1], _n_outputs(classes))
             self.classes_ = classes

@@ -30,6 +30,8 @@ class _FTRL:
     """
 
     _parameter_constraints: dict = {
+        "l1": [Interval(Real, 0, None, closed="left")],
+        "l2": [Interval(Real, 0, None, closed="left")],
         # The kernels multiply by 1 / alpha, which must not overflow.
         "alpha": [Interval(Real, 1e-300, None, closed="left")],
         "beta": [Interval(Real, 0, None, closed="left")],

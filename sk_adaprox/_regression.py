@@ -54,6 +54,8 @@ class OnlineRegressorMixin:
             )
             if keep_state:
                 self._check_warm_start(X.shape[1], 1)
+            else:
+                self._check_state_size(X.shape[1], 1)
         if not keep_state:
             self._start_training(X.shape[1], 1)
         rng = check_random_state(self.random_state) if self.shuffle else None
@@ -100,6 +102,8 @@ class OnlineRegressorMixin:
             X, y, sample_weight = self._validate_training_data(
                 X, y, sample_weight, reset=first_call, y_numeric=True
             )
+            if first_call:
+                self._check_state_size(X.shape[1], 1)
         if first_call:
             self._start_training(X.shape[1], 1)
         return X, y.astype(float, copy=True), sample_weight

@@ -1,0 +1,644 @@
+"""Online Newton Step kernels (Hazan, Agarwal & Kale 2007; ALGORITHMS.md §3).
+
+Every output k is its own ONS problem over the d + 1 coordinates (features, then the
+intercept, whose feature is 1 when fitted and 0 otherwise). A round with gradient
+``g = c * x~`` (c the row's scaled loss derivative) does
+
+    A <- A + g g^T;   w' = w - (1/gamma) A^{-1} g;   w = argmin_{|w| <= D} |w - w'|_A
+
+and the three variants differ in how they keep A:
+
+- ``full_pass``: A^{-1} itself, shape (K, d + 1, d + 1), by Sherman-Morrison.
+- ``diag_pass``: A's diagonal, kept as ``eps + G`` with G in the state's
+  ``SUM_SQ_GRAD`` slot (so a change of eps needs no rewrite).
+- ``sketch_pass``: a Frequent Directions sketch S (2m rows) with A = eps I + S^T S,
+  applied through the Woodbury identity with H = (eps I + S S^T)^{-1}.
+
+Weights are the state's ``WEIGHT`` slot in every variant, so scoring is shared.
+
+A row is applied only when its update is known to be finite. Whatever A is, it
+contains ``eps I + g g^T``, so ``|A^{-1} g| <= 1 / sqrt(eps)``: a step moves the weights
+by at most ``1 / (gamma sqrt(eps))``. With gradients below ``SAFE_GRADIENT`` (their
+squares do not overflow) and that bound below ``SAFE_WEIGHT``, every value of the
+round is finite; other rows get a dry run (diag) or are computed into buffers before
+being written (full), and the sketch, whose round rewrites the whole sketch, refuses
+them as not finite.
+"""
+
+import math
+
+import numpy as np
+
+from ._jit import jit
+from .common import (
+    STATUS_NONFINITE_SCORE,
+    STATUS_NONFINITE_UPDATE,
+    STATUS_OK,
+    WEIGHT,
+    all_finite,
+    row_derivatives,
+    row_is_safe,
+)
+
+SUM_SQ_GRAD = 1
+
+
+# -- the generalized projection ----------------------------------------------------
+
+
+@jit
+def _projected_norm_sq(mu, a, a_offset, y, rest_a, rest_y_sq):
+    """``|w(mu)|^2`` and its derivative in mu, where in A's eigenbasis
+    ``w(mu)_i = a_i y_i / (a_i + mu)`` (a_i = a_offset + a[i], eigenvalues of A; y
+    the coordinates of w'), plus one more eigenvalue ``rest_a`` shared by a subspace
+    where w' has squared norm ``rest_y_sq`` (the sketch's complement)."""
+    total = 0.0
+    slope = 0.0
+    for i in range(a.shape[0]):
+        a_i = a_offset + a[i]
+        shrunk = a_i * y[i] / (a_i + mu)
+        total += shrunk * shrunk
+        slope -= 2.0 * shrunk * shrunk / (a_i + mu)
+    if rest_y_sq > 0.0:
+        shrunk_sq = rest_y_sq * (rest_a / (rest_a + mu)) ** 2
+        total += shrunk_sq
+        slope -= 2.0 * shrunk_sq / (rest_a + mu)
+    return total, slope
+
+
+@jit
+def projection_multiplier(a, a_offset, y, rest_a, rest_y_sq, radius):
+    """The mu >= 0 with ``|(A + mu I)^{-1} A w'| = radius`` (ALGORITHMS.md §3), for a
+    w' outside the ball, in A's eigenbasis (see ``_projected_norm_sq``).
+
+    |w(mu)| falls from |w'| at mu = 0 to 0; 1/|w(mu)| is close to linear in mu, so
+    Newton's method on ``1/|w(mu)| - 1/radius`` converges in a few steps (Moré and
+    Sorensen's secular equation); a bracket keeps it safe, with bisection as the
+    fallback. Each step costs one sweep over the eigenvalues.
+    """
+    largest_a = rest_a if rest_y_sq > 0.0 else 0.0
+    norm_sq = rest_y_sq
+    for i in range(a.shape[0]):
+        largest_a = max(largest_a, a_offset + a[i])
+        norm_sq += y[i] * y[i]
+    # a_i / (a_i + mu) <= largest_a / mu, so |w(high)| <= radius.
+    low = 0.0
+    high = largest_a * math.sqrt(norm_sq) / radius
+    mu = 0.0
+    for _ in range(200):
+        total, slope = _projected_norm_sq(mu, a, a_offset, y, rest_a, rest_y_sq)
+        norm = math.sqrt(total)
+        if abs(norm - radius) <= 1e-13 * radius:
+            return mu
+        if norm > radius:
+            low = mu
+        else:
+            high = mu
+        # Newton on phi(mu) = 1/norm - 1/radius; phi' = -slope / (2 norm^3).
+        candidate = -1.0
+        if slope < 0.0 and norm > 0.0:
+            phi = 1.0 / norm - 1.0 / radius
+            candidate = mu - phi * (2.0 * total * norm) / (-slope)
+        if not (low < candidate < high):
+            candidate = 0.5 * (low + high)
+        if candidate == mu or high - low <= 1e-15 * high:
+            return candidate
+        mu = candidate
+    return mu
+
+
+@jit
+def project_full(a_inv, w, radius):
+    """Replace ``w`` (a w' outside the ball) in place by its generalized projection
+    ``(A + mu I)^{-1} A w'``; A's eigenvectors are A^{-1}'s, with inverse eigenvalues.
+    O(d^3): one symmetric eigendecomposition."""
+    eigenvalues, vectors = np.linalg.eigh(a_inv)
+    n = w.shape[0]
+    a = np.empty(n)
+    for i in range(n):
+        # A^{-1} is positive definite; guard against eigenvalues rounded to <= 0.
+        a[i] = 1.0 / max(eigenvalues[i], 1e-300)
+    y = vectors.T @ w
+    mu = projection_multiplier(a, 0.0, y, 0.0, 0.0, radius)
+    for i in range(n):
+        y[i] *= a[i] / (a[i] + mu)
+    w[:] = vectors @ y
+
+
+@jit
+def project_sketch(sketch, eps, w, radius):
+    """Replace ``w`` in place by its generalized projection under
+    A = eps I + S^T S: in the span of S's right singular vectors the eigenvalues are
+    eps + sigma^2, on the complement eps. O(m^2 d): one thin SVD of the sketch."""
+    _, sigma, vt = np.linalg.svd(sketch, full_matrices=False)
+    r = sigma.shape[0]
+    a = np.empty(r)
+    y = vt @ w
+    in_span_sq = 0.0
+    for i in range(r):
+        a[i] = eps + sigma[i] * sigma[i]
+        in_span_sq += y[i] * y[i]
+    rest_sq = 0.0
+    for q in range(w.shape[0]):
+        rest_sq += w[q] * w[q]
+    rest_sq = max(rest_sq - in_span_sq, 0.0)
+    mu = projection_multiplier(a, 0.0, y, eps, rest_sq, radius)
+    rest_factor = eps / (eps + mu)
+    for i in range(r):
+        y[i] *= a[i] / (a[i] + mu) - rest_factor
+    for q in range(w.shape[0]):
+        w[q] *= rest_factor
+    w += vt.T @ y
+
+
+@jit
+def project_diag(state, k, eps, radius):
+    """Project output k's weights in place onto the ball in the norm of the diagonal
+    A = eps + G: ``w_i = A_ii w'_i / (A_ii + mu)`` for every coordinate, O(n_features).
+    Returns the new squared norm."""
+    mu = projection_multiplier(
+        state[:, SUM_SQ_GRAD, k], eps, state[:, WEIGHT, k], 0.0, 0.0, radius
+    )
+    norm_sq = 0.0
+    for j in range(state.shape[0]):
+        a_j = eps + state[j, SUM_SQ_GRAD, k]
+        w = a_j * state[j, WEIGHT, k] / (a_j + mu)
+        state[j, WEIGHT, k] = w
+        norm_sq += w * w
+    return norm_sq
+
+
+@jit
+def squared_norms(state, out):
+    """``out[k] = |w_k|^2`` over every coordinate, the intercept's included."""
+    for k in range(state.shape[2]):
+        total = 0.0
+        for j in range(state.shape[0]):
+            total += state[j, WEIGHT, k] ** 2
+        out[k] = total
+
+
+# -- the row skeleton's shared parts -----------------------------------------------
+
+
+@jit
+def _scores_and_bounds(data, indices, start, end, state, fit_intercept, scores):
+    """Scores of one row with the current weights; return (max |x~|, max |w|) over
+    the row's coordinates."""
+    intercept_row = state.shape[0] - 1
+    max_abs_x = 1.0 if fit_intercept else 0.0
+    max_abs_w = 0.0
+    for k in range(scores.shape[0]):
+        scores[k] = state[intercept_row, WEIGHT, k]
+        max_abs_w = max(max_abs_w, abs(scores[k]))
+    for p in range(start, end):
+        j = indices[p]
+        x = data[p]
+        max_abs_x = max(max_abs_x, abs(x))
+        for k in range(scores.shape[0]):
+            w = state[j, WEIGHT, k]
+            scores[k] += w * x
+            max_abs_w = max(max_abs_w, abs(w))
+    return max_abs_x, max_abs_w
+
+
+# -- diagonal ----------------------------------------------------------------------
+
+
+@jit
+def _diag_row_update(
+    data,
+    indices,
+    start,
+    end,
+    intercept,
+    scaled_dloss,
+    state,
+    norms,
+    inverse_gamma,
+    eps,
+    dry_run,
+):
+    """Round t on the row's coordinates: G += g^2, w -= g / (gamma (eps + G)), and
+    the running squared norms. With ``dry_run`` only check that all are finite."""
+    finite = True
+    intercept_row = state.shape[0] - 1
+    for p in range(start, end + 1):
+        if p < end:
+            j = indices[p]
+            x = data[p]
+        else:
+            j = intercept_row
+            x = intercept
+        if x == 0.0:
+            continue
+        for k in range(scaled_dloss.shape[0]):
+            g = scaled_dloss[k] * x
+            if g == 0.0:
+                continue
+            sum_sq = state[j, SUM_SQ_GRAD, k] + g * g
+            old_w = state[j, WEIGHT, k]
+            new_w = old_w - inverse_gamma * g / (eps + sum_sq)
+            if dry_run:
+                finite &= math.isfinite(sum_sq) and math.isfinite(new_w)
+            else:
+                state[j, SUM_SQ_GRAD, k] = sum_sq
+                state[j, WEIGHT, k] = new_w
+                norms[k] += new_w * new_w - old_w * old_w
+    return finite
+
+
+@jit
+def diag_pass(
+    data,
+    indices,
+    indptr,
+    targets,
+    row_weights,
+    order,
+    state,
+    norms,
+    row_scores,
+    loss,
+    epsilon,
+    inverse_gamma,
+    eps,
+    radius,
+    fit_intercept,
+):
+    """One pass of diagonal ONS over the rows in ``order``: O(the row's non-zeros)
+    per row, plus O(n_features) for each projection (only when ``radius`` is finite
+    and a step leaves the ball). ``norms[k]`` is |w_k|^2, kept current by the row
+    updates when ``radius`` is finite (it decides whether to project)."""
+    n_outputs = state.shape[2]
+    project = math.isfinite(radius)
+    intercept = 1.0 if fit_intercept else 0.0
+    record_scores = row_scores.shape[0] > 0
+    scores = np.empty(n_outputs)
+    scaled_dloss = np.empty(n_outputs)
+    step_bound = inverse_gamma / math.sqrt(eps)
+    loss_sum = 0.0
+    status = STATUS_OK
+    rows_done = 0
+    for pos in range(order.shape[0]):
+        i = order[pos]
+        start = indptr[i]
+        end = indptr[i + 1]
+        max_abs_x, max_abs_w = _scores_and_bounds(
+            data, indices, start, end, state, fit_intercept, scores
+        )
+        if record_scores:
+            row_scores[pos] = scores
+        row_loss = row_derivatives(
+            loss, epsilon, targets[i], scores, row_weights[i], scaled_dloss
+        )
+        if not (all_finite(scores) and all_finite(scaled_dloss)):
+            status = STATUS_NONFINITE_SCORE
+            break
+        update = (data, indices, start, end, intercept, scaled_dloss, state, norms)
+        if not row_is_safe(scaled_dloss, max_abs_x, max_abs_w + step_bound):
+            if not _diag_row_update(*update, inverse_gamma, eps, True):
+                status = STATUS_NONFINITE_UPDATE
+                break
+        _diag_row_update(*update, inverse_gamma, eps, False)
+        if project:
+            for k in range(n_outputs):
+                if scaled_dloss[k] != 0.0 and norms[k] > radius * radius:
+                    norms[k] = project_diag(state, k, eps, radius)
+        loss_sum += row_weights[i] * row_loss
+        rows_done += 1
+    return loss_sum, rows_done, status
+
+
+# -- full --------------------------------------------------------------------------
+
+
+@jit
+def full_pass(
+    data,
+    indices,
+    indptr,
+    targets,
+    row_weights,
+    order,
+    state,
+    a_inv,
+    row_scores,
+    loss,
+    epsilon,
+    inverse_gamma,
+    radius,
+    fit_intercept,
+):
+    """One pass of full-matrix ONS over the rows in ``order``; ``a_inv[k]`` is output
+    k's A^{-1}, (d + 1) x (d + 1), the intercept last.
+
+    With u = A_{t-1}^{-1} x~ and rho = 1 + c^2 x~^T u, Sherman-Morrison gives
+    A_t^{-1} = A_{t-1}^{-1} - c^2 u u^T / rho and A_t^{-1} g = c u / rho. u costs
+    O(d (nnz + 1)) (A^{-1} is symmetric: its columns are its rows), the rank-one
+    update O(d^2). The update is written as v v^T with v = c u / sqrt(rho), so
+    A^{-1} stays exactly symmetric.
+    """
+    n_outputs = state.shape[2]
+    size = state.shape[0]
+    intercept_row = size - 1
+    project = math.isfinite(radius)
+    intercept = 1.0 if fit_intercept else 0.0
+    record_scores = row_scores.shape[0] > 0
+    scores = np.empty(n_outputs)
+    scaled_dloss = np.empty(n_outputs)
+    v = np.empty((n_outputs, size))
+    new_w = np.empty((n_outputs, size))
+    loss_sum = 0.0
+    status = STATUS_OK
+    rows_done = 0
+    for pos in range(order.shape[0]):
+        i = order[pos]
+        start = indptr[i]
+        end = indptr[i + 1]
+        _scores_and_bounds(data, indices, start, end, state, fit_intercept, scores)
+        if record_scores:
+            row_scores[pos] = scores
+        row_loss = row_derivatives(
+            loss, epsilon, targets[i], scores, row_weights[i], scaled_dloss
+        )
+        if not (all_finite(scores) and all_finite(scaled_dloss)):
+            status = STATUS_NONFINITE_SCORE
+            break
+        # Every output's new values go to buffers first: a row is applied whole or
+        # not at all.
+        finite = True
+        for k in range(n_outputs):
+            c = scaled_dloss[k]
+            if c == 0.0:
+                continue
+            matrix = a_inv[k]
+            u = v[k]
+            for q in range(size):
+                u[q] = intercept * matrix[intercept_row, q]
+            for p in range(start, end):
+                x = data[p]
+                row = matrix[indices[p]]
+                for q in range(size):
+                    u[q] += x * row[q]
+            x_dot_u = intercept * u[intercept_row]
+            for p in range(start, end):
+                x_dot_u += data[p] * u[indices[p]]
+            rho = 1.0 + c * c * x_dot_u
+            step = inverse_gamma * c / rho
+            scale = c / math.sqrt(rho)
+            largest = 0.0
+            for q in range(size):
+                new_w[k, q] = state[q, WEIGHT, k] - step * u[q]
+                u[q] *= scale  # u becomes v = c u / sqrt(rho)
+                largest = max(largest, abs(u[q]))
+            finite &= (
+                math.isfinite(rho)
+                and math.isfinite(largest * largest)
+                and all_finite(new_w[k])
+            )
+        if not finite:
+            status = STATUS_NONFINITE_UPDATE
+            break
+        for k in range(n_outputs):
+            if scaled_dloss[k] == 0.0:
+                continue
+            matrix = a_inv[k]
+            vk = v[k]
+            for a in range(size):
+                va = vk[a]
+                row = matrix[a]
+                for b in range(size):
+                    row[b] -= va * vk[b]
+            w = new_w[k]
+            if project:
+                norm_sq = 0.0
+                for q in range(size):
+                    norm_sq += w[q] * w[q]
+                if norm_sq > radius * radius:
+                    project_full(matrix, w, radius)
+            for q in range(size):
+                state[q, WEIGHT, k] = w[q]
+        loss_sum += row_weights[i] * row_loss
+        rows_done += 1
+    return loss_sum, rows_done, status
+
+
+@jit
+def full_shift_eps(a_inv, shift):
+    """A^{-1} <- (A + shift I)^{-1} for every output (eps changed by ``shift``),
+    through one eigendecomposition each: O(d^3)."""
+    for k in range(a_inv.shape[0]):
+        eigenvalues, vectors = np.linalg.eigh(a_inv[k])
+        scaled = vectors.copy()
+        for i in range(eigenvalues.shape[0]):
+            inverse = 1.0 / (1.0 / max(eigenvalues[i], 1e-300) + shift)
+            scaled[:, i] *= inverse
+        a_inv[k] = scaled @ vectors.T
+
+
+# -- sketch ------------------------------------------------------------------------
+
+
+@jit
+def sketch_shrink(sketch, gram_inverse, m, eps):
+    """Frequent Directions' shrink of a full 2m-row sketch: keep the top m right
+    singular directions with squared singular values reduced by the (m+1)-th one,
+    zero the other rows, and set H = (eps I + S S^T)^{-1}, now diagonal."""
+    _, sigma, vt = np.linalg.svd(sketch, full_matrices=False)
+    # With 2m > d + 1 there are only d + 1 singular values; if m of them or fewer,
+    # nothing is dropped and the sketch stays exact.
+    n_values = sigma.shape[0]
+    drop = sigma[m] * sigma[m] if m < n_values else 0.0
+    sketch[:] = 0.0
+    gram_inverse[:] = 0.0
+    for q in range(gram_inverse.shape[0]):
+        kept = 0.0
+        if q < m and q < n_values:
+            kept = max(sigma[q] * sigma[q] - drop, 0.0)
+            sketch[q] = math.sqrt(kept) * vt[q]
+        gram_inverse[q, q] = 1.0 / (eps + kept)
+
+
+@jit
+def sketch_gram_inverse(sketch, rows, eps, gram_inverse):
+    """H = (eps I + S S^T)^{-1} computed afresh (rows at and after ``rows`` are zero,
+    so their block is I / eps)."""
+    gram_inverse[:] = 0.0
+    for q in range(gram_inverse.shape[0]):
+        gram_inverse[q, q] = 1.0 / eps
+    if rows > 0:
+        used = sketch[:rows]
+        gram = used @ used.T
+        for q in range(rows):
+            gram[q, q] += eps
+        gram_inverse[:rows, :rows] = np.linalg.inv(gram)
+
+
+@jit
+def _sketch_insert(
+    data,
+    indices,
+    start,
+    end,
+    intercept,
+    c,
+    sketch,
+    gram_inverse,
+    r,
+    eps,
+    border,
+    inverse_border,
+):
+    """Write g = c x~ into the zero row r of the sketch and border H with it:
+    b = S_{<r} g, s = eps + |g|^2 - b^T H b (the Schur complement), q = H b, then
+    H <- [[H + q q^T / s, -q / s], [-q^T / s, 1 / s]]. O(r (nnz + r))."""
+    intercept_column = sketch.shape[1] - 1
+    g_sq = (c * intercept) ** 2
+    for p in range(start, end):
+        g_sq += (c * data[p]) ** 2
+    for q in range(r):
+        row = sketch[q]
+        total = c * intercept * row[intercept_column]
+        for p in range(start, end):
+            total += c * data[p] * row[indices[p]]
+        border[q] = total
+    schur = eps + g_sq
+    for a in range(r):
+        total = 0.0
+        for b in range(r):
+            total += gram_inverse[a, b] * border[b]
+        inverse_border[a] = total
+        schur -= border[a] * total
+    for a in range(r):
+        qa = inverse_border[a] / schur
+        for b in range(r):
+            gram_inverse[a, b] += qa * inverse_border[b]
+        gram_inverse[a, r] = -qa
+        gram_inverse[r, a] = -qa
+    gram_inverse[r, r] = 1.0 / schur
+    new_row = sketch[r]
+    for p in range(start, end):
+        new_row[indices[p]] = c * data[p]
+    new_row[intercept_column] = c * intercept
+    # S g: the border, and |g|^2 for the new row.
+    border[r] = g_sq
+
+
+@jit
+def sketch_pass(
+    data,
+    indices,
+    indptr,
+    targets,
+    row_weights,
+    order,
+    state,
+    sketch,
+    gram_inverse,
+    sketch_rows,
+    row_scores,
+    loss,
+    epsilon,
+    inverse_gamma,
+    eps,
+    radius,
+    fit_intercept,
+):
+    """One pass of sketched ONS (a Frequent Directions sketch, Luo et al. 2016) over
+    the rows in ``order``. Output k's sketch is ``sketch[k]`` (2m rows, rows from
+    ``sketch_rows[k]`` on zero) and ``gram_inverse[k]`` its H.
+
+    A round inserts g as a sketch row (shrinking a full sketch first), so A_t = eps I
+    + S^T S contains g g^T, and steps along
+    A_t^{-1} g = (g - S^T H S g) / eps (Woodbury): O(m d) per row, plus an
+    O(m^2 d) shrink every m rows.
+    """
+    n_outputs = state.shape[2]
+    size = state.shape[0]
+    two_m = sketch.shape[1]
+    m = two_m // 2
+    project = math.isfinite(radius)
+    intercept = 1.0 if fit_intercept else 0.0
+    record_scores = row_scores.shape[0] > 0
+    scores = np.empty(n_outputs)
+    scaled_dloss = np.empty(n_outputs)
+    border = np.empty(two_m)
+    inverse_border = np.empty(two_m)
+    direction = np.empty(size)
+    step_bound = inverse_gamma / math.sqrt(eps)
+    loss_sum = 0.0
+    status = STATUS_OK
+    rows_done = 0
+    for pos in range(order.shape[0]):
+        i = order[pos]
+        start = indptr[i]
+        end = indptr[i + 1]
+        max_abs_x, max_abs_w = _scores_and_bounds(
+            data, indices, start, end, state, fit_intercept, scores
+        )
+        if record_scores:
+            row_scores[pos] = scores
+        row_loss = row_derivatives(
+            loss, epsilon, targets[i], scores, row_weights[i], scaled_dloss
+        )
+        if not (all_finite(scores) and all_finite(scaled_dloss)):
+            status = STATUS_NONFINITE_SCORE
+            break
+        if not row_is_safe(scaled_dloss, max_abs_x, max_abs_w + step_bound):
+            status = STATUS_NONFINITE_UPDATE
+            break
+        for k in range(n_outputs):
+            c = scaled_dloss[k]
+            if c == 0.0:
+                continue
+            if sketch_rows[k] == two_m:
+                sketch_shrink(sketch[k], gram_inverse[k], m, eps)
+                sketch_rows[k] = m
+            r = sketch_rows[k]
+            _sketch_insert(
+                data,
+                indices,
+                start,
+                end,
+                intercept,
+                c,
+                sketch[k],
+                gram_inverse[k],
+                r,
+                eps,
+                border,
+                inverse_border,
+            )
+            r += 1
+            sketch_rows[k] = r
+            # h = H (S g); A^{-1} g = (g - S^T h) / eps.
+            h = inverse_border[:r]
+            for a in range(r):
+                total = 0.0
+                for b in range(r):
+                    total += gram_inverse[k, a, b] * border[b]
+                h[a] = total
+            for q in range(size):
+                direction[q] = 0.0
+            for a in range(r):
+                h_a = h[a]
+                row = sketch[k, a]
+                for q in range(size):
+                    direction[q] -= h_a * row[q]
+            for p in range(start, end):
+                direction[indices[p]] += c * data[p]
+            direction[size - 1] += c * intercept
+            scale = inverse_gamma / eps
+            w = state[:, WEIGHT, k]
+            norm_sq = 0.0
+            for q in range(size):
+                w[q] -= scale * direction[q]
+                norm_sq += w[q] * w[q]
+            if project and norm_sq > radius * radius:
+                projected = w.copy()
+                project_sketch(sketch[k, :r], eps, projected, radius)
+                w[:] = projected
+        loss_sum += row_weights[i] * row_loss
+        rows_done += 1
+    return loss_sum, rows_done, status

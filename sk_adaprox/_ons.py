@@ -1,0 +1,467 @@
+"""Online Newton Step estimators (Hazan, Agarwal & Kale 2007; ALGORITHMS.md §3)."""
+
+import math
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import RegressorMixin
+from sklearn.linear_model._base import LinearClassifierMixin
+from sklearn.utils._param_validation import Interval, StrOptions
+
+from ._base import OnlineLinearModel
+from ._classification import OnlineClassifierMixin
+from ._docstrings import (
+    CLASS_WEIGHT,
+    CLASSIFIER_COEF,
+    FIT_ATTRIBUTES,
+    REGRESSOR_COEF,
+    TRAINING_PARAMETERS,
+)
+from ._kernels import ons as _kernels
+from ._losses import LOSS_CODES
+from ._regression import OnlineRegressorMixin
+from ._state import StateSlot
+
+# Fitted arrays that are not per-coordinate, by the matrix variant that has them.
+_MATRIX_ARRAYS = {
+    "full": ("_a_inv",),
+    "diag": ("_squared_norms",),
+    "sketch": ("_sketch", "_sketch_gram_inverse", "_sketch_rows"),
+}
+
+
+class _ONS:
+    """The Online Newton Step: its parameters, state and kernel calls.
+
+    ``"diag"`` keeps A's diagonal in the state array (slot ``SUM_SQ_GRAD``, G, with
+    A = eps + G), plus each output's squared weight norm (``_squared_norms``) for the
+    projection. ``"full"`` keeps A^{-1} in ``_a_inv``, shape (K, d + 1, d + 1);
+    ``"sketch"`` its sketch ``_sketch`` (K, 2m, d + 1), H = (eps I + S S^T)^{-1} in
+    ``_sketch_gram_inverse`` (K, 2m, 2m) and the sketch rows in use per output,
+    ``_sketch_rows``. The weights are the state's ``WEIGHT`` slot in all three.
+    """
+
+    _parameter_constraints: dict = {
+        "matrix": [StrOptions({"full", "diag", "sketch"})],
+        # The kernels multiply by 1 / gamma, which must not overflow.
+        "gamma": [Interval(Real, 1e-300, None, closed="left")],
+        "eps": [Interval(Real, 0, None, closed="neither")],
+        "radius": [Interval(Real, 0, None, closed="neither"), None],
+        "sketch_size": [Interval(Integral, 1, None, closed="left")],
+        "max_matrix_bytes": [Interval(Real, 0, None, closed="neither")],
+    }
+    _step_size_name = "gamma"
+    _smaller_steps = "larger"  # the step is 1 / gamma
+
+    sum_sq_grad_ = StateSlot(_kernels.SUM_SQ_GRAD, rule="diag")
+    intercept_sum_sq_grad_ = StateSlot(
+        _kernels.SUM_SQ_GRAD, intercept=True, rule="diag"
+    )
+
+    @property
+    def A_inv_(self):  # noqa: N802 (the paper's name)
+        return self._matrix_view("_a_inv", "full")
+
+    @property
+    def S_(self):  # noqa: N802
+        return self._matrix_view("_sketch", "sketch")
+
+    @property
+    def H_(self):  # noqa: N802
+        return self._matrix_view("_sketch_gram_inverse", "sketch")
+
+    def _matrix_view(self, name, matrix):
+        array = vars(self).get(name)
+        if array is None or self._state_rule() != matrix:
+            raise AttributeError(
+                f"{type(self).__name__!r} object has no attribute for {name!r}: it "
+                f"exists after fitting with matrix={matrix!r}"
+            )
+        return array[0] if self._coef_shape(1, 1) == (1,) else array
+
+    def _n_state_slots(self):
+        return 2 if self.matrix == "diag" else 1  # WEIGHT (and SUM_SQ_GRAD)
+
+    def _state_rule(self):
+        parameters = vars(self).get("_state_parameters")
+        return self.matrix if parameters is None else parameters[0]
+
+    def _weight_parameters(self):
+        radius = math.inf if self.radius is None else float(self.radius)
+        sketch_size = int(self.sketch_size) if self.matrix == "sketch" else 0
+        return (self.matrix, sketch_size, float(self.gamma), float(self.eps), radius)
+
+    def _matrix_bytes(self, n_features, n_outputs):
+        size = n_features + 1
+        if self.matrix == "full":
+            return 8 * n_outputs * size * size
+        if self.matrix == "sketch":
+            rows = 2 * self.sketch_size
+            return 8 * n_outputs * rows * (size + rows)
+        return 0
+
+    def _check_state_size(self, n_features, n_outputs):
+        needed = self._matrix_bytes(n_features, n_outputs)
+        if needed > self.max_matrix_bytes:
+            kept = (
+                "A^-1, a (n_features + 1)^2 matrix"
+                if self.matrix == "full"
+                else "a sketch of 2 * sketch_size rows of n_features + 1"
+            )
+            raise ValueError(
+                f"{type(self).__name__}(matrix={self.matrix!r}) keeps {kept} per "
+                f"output: with n_features={n_features} and {n_outputs} output(s) "
+                f"that is {needed / 1e9:.3g} GB, over max_matrix_bytes="
+                f"{self.max_matrix_bytes:.3g}. Use matrix='diag' (memory and time "
+                "per row proportional to the row's non-zeros) or matrix='sketch' "
+                "(a smaller sketch_size), or raise max_matrix_bytes."
+            )
+
+    def _adopt_parameters(self, state, old, new):
+        matrix, sketch_size, gamma, eps, radius = new
+        n_outputs, size = state.shape[2], state.shape[0]
+        if old is None:
+            for names in _MATRIX_ARRAYS.values():
+                for name in names:
+                    vars(self).pop(name, None)
+            if matrix == "full":
+                self._a_inv = np.zeros((n_outputs, size, size))
+                diagonal = np.arange(size)
+                self._a_inv[:, diagonal, diagonal] = 1.0 / eps
+            elif matrix == "sketch":
+                rows = 2 * sketch_size
+                self._sketch = np.zeros((n_outputs, rows, size))
+                self._sketch_gram_inverse = np.zeros((n_outputs, rows, rows))
+                diagonal = np.arange(rows)
+                self._sketch_gram_inverse[:, diagonal, diagonal] = 1.0 / eps
+                self._sketch_rows = np.zeros(n_outputs, dtype=np.int64)
+            else:
+                self._squared_norms = np.zeros(n_outputs)
+            return
+        if (old[0], old[1]) != (matrix, sketch_size):
+            raise ValueError(
+                f"matrix={matrix!r}, sketch_size={self.sketch_size!r}, but the model "
+                f"was trained with matrix={old[0]!r}"
+                + (f", sketch_size={old[1]}" if old[0] == "sketch" else "")
+                + ", whose state cannot be continued. Call fit (with "
+                "warm_start=False) to start over."
+            )
+        old_eps = old[3]
+        if matrix == "full" and eps != old_eps:
+            _kernels.full_shift_eps(self._writable("_a_inv"), eps - old_eps)
+        elif matrix == "sketch" and eps != old_eps:
+            sketch = self._writable("_sketch")
+            gram_inverse = self._writable("_sketch_gram_inverse")
+            for k in range(n_outputs):
+                _kernels.sketch_gram_inverse(
+                    sketch[k], int(self._sketch_rows[k]), eps, gram_inverse[k]
+                )
+        elif matrix == "diag" and radius != old[4]:
+            _kernels.squared_norms(state, self._writable("_squared_norms"))
+
+    def _drop_training_state(self):
+        super()._drop_training_state()
+        for names in _MATRIX_ARRAYS.values():
+            for name in names:
+                vars(self).pop(name, None)
+
+    def _run_pass(self, X, targets, row_weights, order, row_scores):
+        matrix, _, gamma, eps, radius = self._state_parameters
+        rows = (X.data, X.indices, X.indptr, targets, row_weights, order)
+        state = self._kernel_state()
+        loss = (LOSS_CODES[self.loss], float(getattr(self, "epsilon", 0.0)))
+        fit_intercept = bool(self.fit_intercept)
+        if matrix == "full":
+            return _kernels.full_pass(
+                *rows,
+                state,
+                self._writable("_a_inv"),
+                row_scores,
+                *loss,
+                1.0 / gamma,
+                radius,
+                fit_intercept,
+            )
+        if matrix == "sketch":
+            return _kernels.sketch_pass(
+                *rows,
+                state,
+                self._writable("_sketch"),
+                self._writable("_sketch_gram_inverse"),
+                self._writable("_sketch_rows"),
+                row_scores,
+                *loss,
+                1.0 / gamma,
+                eps,
+                radius,
+                fit_intercept,
+            )
+        return _kernels.diag_pass(
+            *rows,
+            state,
+            self._writable("_squared_norms"),
+            row_scores,
+            *loss,
+            1.0 / gamma,
+            eps,
+            radius,
+            fit_intercept,
+        )
+
+
+_ONS_PARAMETERS = f"""matrix : {{"full", "diag", "sketch"}}, default="full"
+        How A, the sum of the gradients' outer products, is kept.
+        ``"full"``: A^-1 exactly (Sherman-Morrison), O(n_features^2) memory and time
+        per row; for up to a few thousand features. ``"diag"``: A's diagonal only,
+        O(the row's non-zeros) per row on sparse data of any width, like AdaGrad
+        without its square root. ``"sketch"``: a Frequent Directions sketch of
+        ``sketch_size`` directions (Luo et al. 2016), O(sketch_size * n_features)
+        per row; for dense or moderately sparse data with thousands to tens of
+        thousands of features.
+    gamma : float, default=1.0
+        Step parameter, > 0: the step is ``(1 / gamma) A^-1 g``, so a *larger*
+        gamma takes smaller steps.
+    eps : float, default=1.0
+        A starts as ``eps * I``, > 0. It bounds every step by
+        ``1 / (gamma * sqrt(eps))`` and damps the first steps.
+    radius : float or None, default=None
+        If set, the weights (the intercept included) are kept in the ball
+        ``|w| <= radius`` by the generalized projection of ALGORITHMS.md §3, in
+        the norm of A, whenever a step leaves it. It costs a 1-D root find: with
+        ``"full"`` after one eigendecomposition of A^-1, O(n_features^3); with
+        ``"diag"`` O(n_features) per projected row (rows whose step stays inside
+        cost their non-zeros); with ``"sketch"`` one thin SVD of the sketch.
+    sketch_size : int, default=20
+        ``matrix="sketch"`` only: the m directions the sketch keeps (it holds up
+        to 2m rows and shrinks back to m when full).
+    max_matrix_bytes : float, default=2e9
+        Memory budget of the matrices of ``"full"`` (8 (n_features + 1)^2 bytes
+        per output) and ``"sketch"``: wider data is refused, before anything is
+        allocated, with a ``ValueError`` that names the alternatives.
+    {TRAINING_PARAMETERS}"""
+
+_ONS_ATTRIBUTES = f"""A_inv_ : ndarray of shape (n_features + 1, n_features + 1) \
+(regressor) or (n_outputs, n_features + 1, n_features + 1)
+        ``matrix="full"``: the inverse of A. Index ``n_features`` (the last) is the
+        intercept's coordinate (inert, ``1 / eps`` on the diagonal, when
+        ``fit_intercept=False``). A view of the model's matrix.
+    sum_sq_grad_ : ndarray, same shape as ``coef_``
+        ``matrix="diag"``: each feature's sum of squared gradients G; A's
+        diagonal is ``eps + G``.
+    intercept_sum_sq_grad_ : ndarray of shape (n_outputs,)
+        ``matrix="diag"``: G of the intercept.
+    S_ : ndarray of shape (2 * sketch_size, n_features + 1) (regressor) or \
+(n_outputs, 2 * sketch_size, n_features + 1)
+        ``matrix="sketch"``: the Frequent Directions sketch; A is approximated by
+        ``eps * I + S_.T @ S_``. Rows not in use are zero.
+    H_ : ndarray of shape (2 * sketch_size, 2 * sketch_size) (regressor) or \
+(n_outputs, 2 * sketch_size, 2 * sketch_size)
+        ``matrix="sketch"``: ``inv(eps * I + S_ @ S_.T)``, through which the
+        Woodbury identity applies A^-1.
+    {FIT_ATTRIBUTES}"""
+
+_NOTES = """A round with gradient g (the loss derivative times the row, and 1 for
+    the intercept) does ``A += g g^T``, ``w -= (1/gamma) A^-1 g``, then projects
+    onto the ball if ``radius`` is set (ALGORITHMS.md §3). For a loss that is
+    alpha-exp-concave and G-Lipschitz on a ball of diameter D, the theory sets
+    ``gamma = min(1 / (4 G D), alpha) / 2`` and ``eps = 1 / (gamma D)^2`` and
+    bounds the regret by O((n_features / gamma) log T). Those values are tiny steps
+    in practice (gamma ~ 1/(8 G D)); the defaults ``gamma=1, eps=1`` take Newton-
+    like steps on standardized data instead, and the bound's log T shape still
+    holds where the loss is exp-concave around the iterates. Changing ``eps``
+    between :meth:`partial_fit` calls shifts A by the difference (O(n_features^3)
+    for ``"full"``); ``gamma`` and ``radius`` apply from the next row on."""
+
+_REFERENCES = """E. Hazan, A. Agarwal and S. Kale. Logarithmic regret algorithms for
+    online convex optimization. Machine Learning 69, 2007.
+
+    H. Luo, A. Agarwal, N. Cesa-Bianchi and J. Langford. Efficient second order
+    online learning by sketching. NeurIPS 2016."""
+
+
+class ONSClassifier(
+    OnlineClassifierMixin, LinearClassifierMixin, _ONS, OnlineLinearModel
+):
+    __doc__ = f"""Linear classifier trained by the Online Newton Step: a second-order
+    online learner whose steps follow the inverse of the accumulated gradient outer
+    products, with logarithmic regret on exp-concave losses.
+
+    Multiclass problems are one-vs-rest, every class its own ONS problem (its own
+    A), all updated in one pass.
+
+    Parameters
+    ----------
+    loss : {{"log_loss", "squared_hinge"}}, default="log_loss"
+        Loss on the score; both are exp-concave on a bounded domain, which the
+        method's guarantee needs. ``"log_loss"`` gives :meth:`predict_proba`.
+    {_ONS_PARAMETERS}
+    {CLASS_WEIGHT}
+
+    Attributes
+    ----------
+    {CLASSIFIER_COEF}
+    {_ONS_ATTRIBUTES}
+
+    See Also
+    --------
+    ONSRegressor : The same algorithm for regression.
+    AdaGradClassifier : First-order per-coordinate rates, for very wide data.
+
+    Notes
+    -----
+    {_NOTES}
+
+    References
+    ----------
+    {_REFERENCES}
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from sk_adaprox import ONSClassifier
+    >>> X, y = make_classification(1000, 20, random_state=0)
+    >>> X = StandardScaler().fit_transform(X)
+    >>> clf = ONSClassifier(random_state=0).fit(X, y)
+    >>> bool(clf.score(X, y) > 0.9)
+    True
+    """
+
+    _parameter_constraints: dict = {
+        **OnlineLinearModel._parameter_constraints,
+        **_ONS._parameter_constraints,
+        **OnlineClassifierMixin._parameter_constraints,
+        "loss": [StrOptions({"log_loss", "squared_hinge"})],
+    }
+
+    def __init__(
+        self,
+        loss="log_loss",
+        *,
+        matrix="full",
+        gamma=1.0,
+        eps=1.0,
+        radius=None,
+        sketch_size=20,
+        max_matrix_bytes=2e9,
+        fit_intercept=True,
+        max_iter=1000,
+        tol=1e-3,
+        n_iter_no_change=5,
+        shuffle=True,
+        random_state=None,
+        warm_start=False,
+        class_weight=None,
+        verbose=0,
+    ):
+        self.loss = loss
+        self.matrix = matrix
+        self.gamma = gamma
+        self.eps = eps
+        self.radius = radius
+        self.sketch_size = sketch_size
+        self.max_matrix_bytes = max_matrix_bytes
+        self.fit_intercept = fit_intercept
+        self.max_iter = max_iter
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
+        self.shuffle = shuffle
+        self.random_state = random_state
+        self.warm_start = warm_start
+        self.class_weight = class_weight
+        self.verbose = verbose
+
+
+class ONSRegressor(OnlineRegressorMixin, RegressorMixin, _ONS, OnlineLinearModel):
+    __doc__ = f"""Linear regressor trained by the Online Newton Step, a second-order
+    online learner with logarithmic regret on exp-concave losses (squared error on
+    a bounded domain).
+
+    One pass of ``matrix="full"`` is close to the offline least-squares fit on
+    standardized data. Like any online method it wants features on a common
+    scale and a roughly centred target of moderate scale (or wrap it in
+    ``TransformedTargetRegressor``).
+
+    Parameters
+    ----------
+    loss : {{"squared_error", "huber", "epsilon_insensitive"}}, \
+default="squared_error"
+        Loss on the residual. ``"squared_error"`` is exp-concave on a bounded
+        domain; the other two are not, and ONS then has no log T guarantee.
+    epsilon : float, default=0.1
+        Width of the ``"huber"`` quadratic zone and of the ``"epsilon_insensitive"``
+        dead zone (not A's initial scale, which is ``eps``).
+    {_ONS_PARAMETERS}
+
+    Attributes
+    ----------
+    {REGRESSOR_COEF}
+    {_ONS_ATTRIBUTES}
+
+    See Also
+    --------
+    ONSClassifier : The same algorithm for classification.
+    AdaGradRegressor : First-order per-coordinate rates, for very wide data.
+
+    Notes
+    -----
+    {_NOTES}
+
+    References
+    ----------
+    {_REFERENCES}
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sk_adaprox import ONSRegressor
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(500, 3))
+    >>> y = X @ [1.0, -2.0, 0.5] + 0.01 * rng.normal(size=500)
+    >>> reg = ONSRegressor(max_iter=1, shuffle=False, tol=None).fit(X, y)
+    >>> bool(reg.score(X, y) > 0.99)
+    True
+    """
+
+    _parameter_constraints: dict = {
+        **OnlineLinearModel._parameter_constraints,
+        **_ONS._parameter_constraints,
+        **OnlineRegressorMixin._parameter_constraints,
+    }
+
+    def __init__(
+        self,
+        loss="squared_error",
+        *,
+        epsilon=0.1,
+        matrix="full",
+        gamma=1.0,
+        eps=1.0,
+        radius=None,
+        sketch_size=20,
+        max_matrix_bytes=2e9,
+        fit_intercept=True,
+        max_iter=1000,
+        tol=1e-3,
+        n_iter_no_change=5,
+        shuffle=True,
+        random_state=None,
+        warm_start=False,
+        verbose=0,
+    ):
+        self.loss = loss
+        self.epsilon = epsilon
+        self.matrix = matrix
+        self.gamma = gamma
+        self.eps = eps
+        self.radius = radius
+        self.sketch_size = sketch_size
+        self.max_matrix_bytes = max_matrix_bytes
+        self.fit_intercept = fit_intercept
+        self.max_iter = max_iter
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
+        self.shuffle = shuffle
+        self.random_state = random_state
+        self.warm_start = warm_start
+        self.verbose = verbose
