@@ -291,9 +291,13 @@ class ONSClassifier(
 
     Parameters
     ----------
-    loss : {{"log_loss", "squared_hinge"}}, default="log_loss"
-        Loss on the score; both are exp-concave on a bounded domain, which the
-        method's guarantee needs. ``"log_loss"`` gives :meth:`predict_proba`.
+    loss : {{"log_loss", "squared_hinge", "squared_error", "hinge", \
+"modified_huber"}}, default="log_loss"
+        Loss on the score. The first three are exp-concave on a bounded domain,
+        which the method's log T regret needs; ``"hinge"`` and
+        ``"modified_huber"`` (linear where they are not flat) run the same update
+        without that guarantee. ``"log_loss"`` and ``"modified_huber"`` give
+        :meth:`predict_proba`.
     {_ONS_PARAMETERS}
     {CLASS_WEIGHT}
 
@@ -331,7 +335,6 @@ class ONSClassifier(
         **OnlineLinearModel._parameter_constraints,
         **_ONS._parameter_constraints,
         **OnlineClassifierMixin._parameter_constraints,
-        "loss": [StrOptions({"log_loss", "squared_hinge"})],
     }
 
     def __init__(

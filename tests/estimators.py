@@ -13,19 +13,24 @@ from sk_adaprox import (
     AdaGradRegressor,
     FTRLClassifier,
     FTRLRegressor,
+    ONSClassifier,
+    ONSRegressor,
 )
 
 
 @dataclass(frozen=True)
 class Algorithm:
     """One update rule: its estimator classes, the parameters that select the rule,
-    its step-size parameter and the names of its fitted state attributes."""
+    its step-size parameter, the names of its fitted state attributes, the
+    parameter that damps its first steps, and whether it has ``l1``/``l2``."""
 
     classifier: type
     regressor: type
     step_size: str
     state: tuple
     params: dict = field(default_factory=dict)
+    damping: str = "delta"
+    regularized: bool = True
 
 
 ALGORITHMS = {
@@ -55,6 +60,34 @@ ALGORITHMS = {
         FTRLRegressor,
         "alpha",
         ("coef_", "intercept_", "z_", "n_", "intercept_z_", "intercept_n_"),
+        damping="beta",
+    ),
+    "ons_full": Algorithm(
+        ONSClassifier,
+        ONSRegressor,
+        "gamma",
+        ("coef_", "intercept_", "A_inv_"),
+        {"matrix": "full"},
+        damping="eps",
+        regularized=False,
+    ),
+    "ons_diag": Algorithm(
+        ONSClassifier,
+        ONSRegressor,
+        "gamma",
+        ("coef_", "intercept_", "sum_sq_grad_", "intercept_sum_sq_grad_"),
+        {"matrix": "diag"},
+        damping="eps",
+        regularized=False,
+    ),
+    "ons_sketch": Algorithm(
+        ONSClassifier,
+        ONSRegressor,
+        "gamma",
+        ("coef_", "intercept_", "S_", "H_"),
+        {"matrix": "sketch", "sketch_size": 3},
+        damping="eps",
+        regularized=False,
     ),
 }
 
@@ -62,8 +95,14 @@ ALGORITHMS = {
 def make(algorithm, kind, *, step_size=None, **params):
     """An estimator of ``algorithm`` (a key of ALGORITHMS) for ``kind``
     ("classifier"/"binary"/"multiclass" or "regressor"), with ``params`` and, if
-    given, ``step_size`` as the algorithm's step-size parameter (eta or alpha)."""
+    given, ``step_size`` as the algorithm's step-size parameter (eta, alpha or
+    gamma). ``l1`` and ``l2`` are dropped for an algorithm without them (ONS): the
+    tests that pass them check what every estimator guarantees, which holds with
+    or without regularisation."""
     spec = ALGORITHMS[algorithm]
+    if not spec.regularized:
+        params.pop("l1", None)
+        params.pop("l2", None)
     estimator_class = spec.regressor if kind == "regressor" else spec.classifier
     if step_size is not None:
         params[spec.step_size] = step_size

@@ -32,11 +32,11 @@ UPDATES = ["mirror_descent", "dual_averaging"]
 REGULARIZATION = {"none": (0.0, 0.0), "l1+l2": (0.01, 0.03)}
 # AdaGrad's l1 and l2 weigh the mean loss, FTRL's the summed loss: scaled by about
 # the length of the stream, they are as strong (and l1 zeroes some FTRL weights).
-SUMMED_LOSS_SCALE = {"adagrad_md": 1.0, "adagrad_da": 1.0, "ftrl": 40.0}
+SUMMED_LOSS_SCALE = {name: 1.0 for name in ALGORITHMS} | {"ftrl": 40.0}
 # Uneven chunks, a single row among them; boundaries of the 80-row problems.
 CHUNK_BOUNDS = [0, 7, 8, 30, 55, 80]
 # What each algorithm adds to the root of the summed squared gradients.
-DAMPING = {"adagrad_md": "delta", "adagrad_da": "delta", "ftrl": "beta"}
+DAMPING = {name: spec.damping for name, spec in ALGORITHMS.items()}
 
 
 # -- helpers ---------------------------------------------------------------------

@@ -7,6 +7,8 @@ from sk_adaprox import (
     AdaGradRegressor,
     FTRLClassifier,
     FTRLRegressor,
+    ONSClassifier,
+    ONSRegressor,
 )
 
 _ONLINE_WEIGHTS = (
@@ -33,6 +35,12 @@ def _expected_failed_checks(estimator):
         FTRLClassifier(l1=0.5, l2=0.1, loss="modified_huber"),
         FTRLRegressor(),
         FTRLRegressor(l1=0.5, l2=0.1, loss="huber"),
+        ONSClassifier(),
+        ONSClassifier(matrix="diag", radius=1.0, loss="squared_hinge"),
+        ONSClassifier(matrix="sketch", sketch_size=2),
+        ONSRegressor(),
+        ONSRegressor(matrix="diag", loss="huber"),
+        ONSRegressor(matrix="sketch", sketch_size=2, radius=10.0),
     ],
     expected_failed_checks=_expected_failed_checks,
     xfail_strict=True,

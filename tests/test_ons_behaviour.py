@@ -1,0 +1,185 @@
+"""What ONS adds to the guarantees every estimator has: the matrix memory budget,
+its matrices as fitted state, and divergence errors checked against its reference.
+
+The generic suites (input formats, partial_fit, pickling, ...) cover ONS through
+``estimators.ALGORITHMS``; the update itself is checked in test_ons_vs_reference.py.
+"""
+
+import pickle
+import tracemalloc
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from reference_ons import coef_and_intercept, reference_ons
+
+from sk_adaprox import ONSClassifier, ONSRegressor
+
+MATRICES = ["full", "diag", "sketch"]
+
+
+def _regression(n_samples=60, n_features=5, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n_samples, n_features))
+    return X, X @ rng.normal(size=n_features) + 0.1 * rng.normal(size=n_samples)
+
+
+# -- the memory budget -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("partial", [False, True])
+def test_full_matrix_over_budget_is_refused_before_allocating(partial):
+    X = sp.random(5, 20_000, density=1e-3, format="csr", random_state=0)
+    y = np.arange(5.0)
+    reg = ONSRegressor()  # A^-1 would be 3.2 GB
+    tracemalloc.start()
+    try:
+        with pytest.raises(ValueError, match=r"3\.2 GB.*matrix='diag'.*'sketch'"):
+            reg.partial_fit(X, y) if partial else reg.fit(X, y)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 10e6
+    assert not hasattr(reg, "n_features_in_") and not hasattr(reg, "t_")
+    # Within a raised budget the same data trains; diag needs none.
+    ONSRegressor(matrix="diag").fit(X, y)
+
+
+def test_refused_refit_leaves_the_fitted_model_as_it_was():
+    X, y = _regression()
+    reg = ONSRegressor(max_matrix_bytes=1e5).fit(X, y)
+    coef, a_inv = reg.coef_.copy(), reg.A_inv_.copy()
+    wide = np.hstack([X] * 30)  # 151^2 * 8 bytes > 1e5
+    with pytest.raises(ValueError, match="max_matrix_bytes"):
+        reg.fit(wide, y)
+    assert reg.n_features_in_ == 5
+    np.testing.assert_array_equal(reg.coef_, coef)
+    np.testing.assert_array_equal(reg.A_inv_, a_inv)
+    np.testing.assert_array_equal(reg.predict(X), X @ coef + reg.intercept_)
+
+
+def test_sketch_budget_counts_its_rows():
+    X, y = _regression(n_features=1000)
+    with pytest.raises(ValueError, match="sketch"):
+        ONSRegressor(matrix="sketch", sketch_size=50, max_matrix_bytes=5e5).fit(X, y)
+
+
+# -- matrices as fitted state ------------------------------------------------------
+
+
+@pytest.mark.parametrize("matrix", MATRICES)
+def test_only_the_variants_matrices_exist(matrix):
+    X, y = _regression()
+    reg = ONSRegressor(matrix=matrix, sketch_size=2).fit(X, y)
+    present = {name for name in ("A_inv_", "S_", "H_") if hasattr(reg, name)}
+    assert (
+        present == {"full": {"A_inv_"}, "diag": set(), "sketch": {"S_", "H_"}}[matrix]
+    )
+    assert hasattr(reg, "sum_sq_grad_") == (matrix == "diag")
+
+
+def test_changing_the_matrix_mid_stream_is_refused():
+    X, y = _regression()
+    reg = ONSRegressor(matrix="full").partial_fit(X[:30], y[:30])
+    before = reg.coef_.copy(), reg.A_inv_.copy(), reg.t_
+    for change in (dict(matrix="diag"), dict(matrix="sketch")):
+        reg.set_params(**change)
+        with pytest.raises(ValueError, match="cannot be continued.*warm_start=False"):
+            reg.partial_fit(X[30:], y[30:])
+        reg.set_params(matrix="full")
+        np.testing.assert_array_equal(reg.coef_, before[0])
+        np.testing.assert_array_equal(reg.A_inv_, before[1])
+        assert reg.t_ == before[2]
+    sketch = ONSRegressor(matrix="sketch", sketch_size=2).partial_fit(X, y)
+    sketch.set_params(sketch_size=3)
+    with pytest.raises(ValueError, match="sketch_size=2"):
+        sketch.partial_fit(X, y)
+    # A new fit (no warm start) adopts the new matrix.
+    reg.set_params(matrix="diag").fit(X, y)
+    assert not hasattr(reg, "A_inv_") and hasattr(reg, "sum_sq_grad_")
+
+
+@pytest.mark.parametrize("matrix", MATRICES)
+def test_sparsify_drops_the_matrices_and_predicts_the_same(matrix):
+    X, y = _regression()
+    clf = ONSClassifier(matrix=matrix, sketch_size=2, random_state=0)
+    clf.fit(X, y > 0)
+    expected = clf.decision_function(X)
+    size = len(pickle.dumps(clf))
+    clf.sparsify()
+    np.testing.assert_allclose(clf.decision_function(X), expected, rtol=1e-13)
+    assert not any(hasattr(clf, n) for n in ("A_inv_", "S_", "H_", "sum_sq_grad_"))
+    assert not set(vars(clf)) & {"_a_inv", "_sketch", "_squared_norms"}
+    if matrix != "diag":  # the diag state is no larger than CSR weights here
+        assert len(pickle.dumps(clf)) < size
+    with pytest.raises(ValueError, match="sparsified"):
+        clf.partial_fit(X, y > 0)
+
+
+def test_multiclass_keeps_one_matrix_per_class():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(90, 4))
+    y = np.repeat([0, 1, 2], 30)
+    clf = ONSClassifier(max_iter=1, tol=None, shuffle=False).fit(X, y)
+    assert clf.A_inv_.shape == (3, 5, 5)
+    # Each class's A^-1 is that of its own one-vs-rest binary problem.
+    for k in range(3):
+        binary = ONSClassifier(max_iter=1, tol=None, shuffle=False)
+        binary.fit(X, y == k)
+        np.testing.assert_allclose(clf.A_inv_[k], binary.A_inv_[0], rtol=1e-10)
+        np.testing.assert_allclose(clf.coef_[k], binary.coef_[0], rtol=1e-10)
+
+
+def test_diag_partial_fit_costs_the_rows_non_zeros():
+    """One row into a 2,000,000-feature diag model with a (inactive) radius: no
+    allocation or sweep of the features, in memory nor in time."""
+    n_features = 2_000_000
+    X = sp.csr_matrix(
+        (np.ones(3), np.array([5, 70, 1_999_999]), np.array([0, 3])),
+        shape=(1, n_features),
+    )
+    reg = ONSRegressor(matrix="diag", radius=1e6).partial_fit(X, [1.0])
+    reg.partial_fit(X, [1.0])  # compile the fast path
+    tracemalloc.start()
+    reg.partial_fit(X, [2.0])
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert peak < 100_000  # a copy of the weights alone would be 16 MB
+    assert reg.t_ == 3
+
+
+# -- divergence ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("matrix", MATRICES)
+def test_overflowing_row_stops_before_it(matrix):
+    X = np.array([[1.0, 1.0, 0.0], [0.0, 0.0, 1.0], [1e300, 0.0, 0.0], [1.0, 0, 0]])
+    y = np.array([1.0, 2.0, 1.0, 0.5])
+    params = dict(matrix=matrix, gamma=1e-3, eps=1.0, sketch_size=2)
+    reg = ONSRegressor(**params, shuffle=False, max_iter=1, tol=None)
+    with pytest.raises(ValueError, match=r"row 2 .*not finite.*larger gamma"):
+        reg.fit(X, y)
+    assert reg.t_ == 2
+    state, _ = reference_ons(
+        X[:2], y[:2], np.ones(2), n_outputs=1, loss="squared_error", **params
+    )
+    coef, intercept = coef_and_intercept(state)
+    np.testing.assert_allclose(reg.coef_, coef[0], rtol=1e-10)
+    np.testing.assert_allclose(reg.intercept_, intercept, rtol=1e-10)
+    assert np.abs(reg.coef_).max() > 1.0  # large steps, but finite
+
+
+@pytest.mark.parametrize("matrix", MATRICES)
+def test_nonfinite_update_is_not_applied(matrix):
+    X, y = _regression()
+    reg = ONSRegressor(matrix=matrix, sketch_size=2).fit(X, y)
+    saved = pickle.dumps(reg)
+    with pytest.raises(ValueError, match=r"row 1 .*update is not finite"):
+        reg.partial_fit(X[:3], [0.0, 1e200, 0.0])  # the gradient squared overflows
+    assert reg.t_ == pickle.loads(saved).t_ + 1
+    # Only the first row was learned: the same as learning it alone.
+    expected = pickle.loads(saved).partial_fit(X[:1], [0.0])
+    np.testing.assert_array_equal(reg.coef_, expected.coef_)
+    for name in ("A_inv_", "sum_sq_grad_", "S_", "H_"):
+        if hasattr(reg, name):
+            np.testing.assert_array_equal(getattr(reg, name), getattr(expected, name))
