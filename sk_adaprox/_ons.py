@@ -218,12 +218,14 @@ _ONS_PARAMETERS = f"""matrix : {{"full", "diag", "sketch"}}, default="full"
         ``sketch_size`` directions (Luo et al. 2016), O(sketch_size * n_features)
         per row; for dense or moderately sparse data with thousands to tens of
         thousands of features.
-    gamma : float, default=1.0
+    gamma : float, default=0.1
         Step parameter, > 0: the step is ``(1 / gamma) A^-1 g``, so a *larger*
         gamma takes smaller steps.
-    eps : float, default=1.0
+    eps : float, default=100.0
         A starts as ``eps * I``, > 0. It bounds every step by
-        ``1 / (gamma * sqrt(eps))`` and damps the first steps.
+        ``sqrt(s) / (gamma * sqrt(eps))`` (s the row's weight) and damps the first
+        steps. The defaults ``gamma=0.1, eps=100`` were chosen on standardized
+        data (docs/ons.md, "Choosing the defaults").
     radius : float or None, default=None
         If set, the weights (the intercept included) are kept in the ball
         ``|w| <= radius`` by the generalized projection of ALGORITHMS.md §3, in
@@ -266,10 +268,13 @@ _NOTES = """A round with gradient g (the loss derivative times the row, and 1 fo
     alpha-exp-concave and G-Lipschitz on a ball of diameter D, the theory sets
     ``gamma = min(1 / (4 G D), alpha) / 2`` and ``eps = 1 / (gamma D)^2`` and
     bounds the regret by O((n_features / gamma) log T). Those values are tiny steps
-    in practice (gamma ~ 1/(8 G D)); the defaults ``gamma=1, eps=1`` take Newton-
-    like steps on standardized data instead, and the bound's log T shape still
-    holds where the loss is exp-concave around the iterates. Changing ``eps``
-    between :meth:`partial_fit` calls shifts A by the difference (O(n_features^3)
+    in practice (gamma ~ 1/(8 G D)); the defaults ``gamma=0.1, eps=100`` take
+    Newton-like steps on standardized data instead (``eps * gamma^2 = 1``, the
+    theory's relation for a ball of diameter 1), and the log T shape of the regret
+    still holds where the loss is exp-concave around the iterates. A row's
+    ``sample_weight`` s is an importance weight: it adds ``s h h^T`` to A (h the
+    unweighted gradient), as s copies of the row would. Changing
+    ``eps`` between :meth:`partial_fit` calls shifts A by the difference (O(d^3)
     for ``"full"``); ``gamma`` and ``radius`` apply from the next row on."""
 
 _REFERENCES = """E. Hazan, A. Agarwal and S. Kale. Logarithmic regret algorithms for
@@ -342,8 +347,8 @@ class ONSClassifier(
         loss="log_loss",
         *,
         matrix="full",
-        gamma=1.0,
-        eps=1.0,
+        gamma=0.1,
+        eps=100.0,
         radius=None,
         sketch_size=20,
         max_matrix_bytes=2e9,
@@ -438,8 +443,8 @@ default="squared_error"
         *,
         epsilon=0.1,
         matrix="full",
-        gamma=1.0,
-        eps=1.0,
+        gamma=0.1,
+        eps=100.0,
         radius=None,
         sketch_size=20,
         max_matrix_bytes=2e9,

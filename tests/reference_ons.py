@@ -228,9 +228,9 @@ def reference_ons(
         fit_intercept.
     trace : list, optional
         If given, one dict per (round, output) that was updated (c != 0) is
-        appended: ``row``, ``k``, ``c``, ``g``, ``A`` (after the update),
-        ``w_prime``, ``mu`` (None when the step stayed in the ball or there is no
-        radius), ``w``, and for "sketch" ``shrunk``.
+        appended: ``row``, ``k``, ``c``, ``g``, ``h`` (A gained h h^T), ``A``
+        (after the update), ``w_prime``, ``mu`` (None when the step stayed in the
+        ball or there is no radius), ``w``, and for "sketch" ``shrunk``.
 
     Returns
     -------
@@ -284,15 +284,18 @@ def reference_ons(
             if c == 0.0:
                 continue
             g = c * x_t
-            # 4. The matrix.
+            # 4. The matrix, with the row's weight as an importance weight: a row
+            # of weight s adds s (dl/dp x~)(dl/dp x~)^T = g g^T / s, as s rows would,
+            # not g g^T (docs/ons.md, "Sample weights"). h h^T = g g^T / s.
+            h = g / np.sqrt(s)
             shrunk = None
             if matrix == "full":
-                A[k] = A[k] + np.outer(g, g)
+                A[k] = A[k] + np.outer(h, h)
             elif matrix == "diag":
-                A[k] = A[k] + np.diag(g * g)
+                A[k] = A[k] + np.diag(h * h)
             else:
                 st["S"][k], st["fill"][k], shrunk = fd_insert(
-                    st["S"][k], st["fill"][k], g, m
+                    st["S"][k], st["fill"][k], h, m
                 )
                 st["shrinks"][k] += shrunk
                 A[k] = eps * np.eye(D) + st["S"][k].T @ st["S"][k]
@@ -311,6 +314,7 @@ def reference_ons(
                     k=k,
                     c=c,
                     g=g.copy(),
+                    h=h.copy(),
                     A=A[k].copy(),
                     w_prime=w_prime.copy(),
                     mu=mu,

@@ -118,8 +118,8 @@ def test_first_diag_round_by_hand():
 def test_first_round_log_loss_with_weight_by_hand():
     # log loss, y = +1, s = 2, x = [1, -2], gamma = 0.5, eps = 0.1, no intercept.
     # p = 0: loss 2 log 2, c = 2 * (-1/2) = -1, g = [-1, 2, 0] (intercept slot 0).
-    # A = 0.1 I + g g^T; A g = (0.1 + 5) g, so A^{-1} g = g / 5.1 and
-    # w = -2 g / 5.1 = [2/5.1, -4/5.1, 0].
+    # The weight is an importance weight: A = 0.1 I + s h h^T = 0.1 I + g g^T / 2;
+    # A g = (0.1 + 5/2) g, so A^{-1} g = g / 2.6 and w = -2 g / 2.6.
     st, loss_sum = _run(
         [[1.0, -2.0]],
         [1.0],
@@ -130,7 +130,7 @@ def test_first_round_log_loss_with_weight_by_hand():
         fit_intercept=False,
     )
     assert loss_sum == pytest.approx(2 * math.log(2.0), rel=1e-15)
-    assert_allclose(st["w"][0], [2 / 5.1, -4 / 5.1, 0.0], rtol=1e-14, atol=0)
+    assert_allclose(st["w"][0], [2 / 2.6, -4 / 2.6, 0.0], rtol=1e-14, atol=0)
     assert st["w"][0, 2] == 0.0
     assert st["A"][0, 2, 2] == 0.1
 
@@ -328,9 +328,9 @@ def test_sketch_is_frequent_directions_of_the_gradients(m):
     fill = 0
     G = []
     for r in trace:
-        S, fill, shrunk = fd_insert(S, fill, r["g"], m)
+        S, fill, shrunk = fd_insert(S, fill, r["h"], m)
         assert shrunk == r["shrunk"]
-        G.append(r["g"])
+        G.append(r["h"])
         assert_allclose(r["A"], eps * np.eye(6) + S.T @ S, rtol=1e-13, atol=1e-13)
         Gm = np.array(G)
         err = Gm.T @ Gm - S.T @ S
@@ -515,8 +515,11 @@ def test_full_matrix_is_eps_plus_sum_of_outer_products():
     X, y, sw = _problem(12, n=30, d=4)
     trace = []
     st, _ = _run(X, y, sw, eps=0.25, radius=0.9, trace=trace)
-    G = np.array([r["g"] for r in trace])
-    assert_allclose(st["A"][0], 0.25 * np.eye(5) + G.T @ G, rtol=1e-12)
+    H = np.array([r["h"] for r in trace])
+    assert_allclose(st["A"][0], 0.25 * np.eye(5) + H.T @ H, rtol=1e-12)
+    # h = g / sqrt(s): the row weight counts once in A, as repeated rows would.
+    for r in trace:
+        assert_allclose(r["h"] * np.sqrt(sw[r["row"]]), r["g"], rtol=1e-15)
     st_d, _ = _run(X, y, sw, eps=0.25, matrix="diag")
     assert np.all(np.diag(st_d["A"][0]) > 0.25)
 

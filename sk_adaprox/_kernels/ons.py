@@ -1,10 +1,16 @@
 """Online Newton Step kernels (Hazan, Agarwal & Kale 2007; ALGORITHMS.md §3).
 
 Every output k is its own ONS problem over the d + 1 coordinates (features, then the
-intercept, whose feature is 1 when fitted and 0 otherwise). A round with gradient
-``g = c * x~`` (c the row's scaled loss derivative) does
+intercept, whose feature is 1 when fitted and 0 otherwise). A row of weight s with
+loss derivative d has gradient ``g = s d x~`` (``c = s d`` is the kernels' scaled
+derivative), and the round does
 
-    A <- A + g g^T;   w' = w - (1/gamma) A^{-1} g;   w = argmin_{|w| <= D} |w - w'|_A
+    A <- A + s h h^T (h = d x~);   w' = w - (1/gamma) A^{-1} g;
+    w = argmin_{|w| <= D} |w - w'|_A
+
+The weight enters A once, not squared (``g g^T = s^2 h h^T``): a row of weight s acts
+on A as s rows would, so weighting a row up never shrinks its steps (docs/ons.md,
+"Sample weights"). With s = 1 this is ALGORITHMS.md §3 exactly.
 
 and the three variants differ in how they keep A:
 
@@ -17,12 +23,12 @@ and the three variants differ in how they keep A:
 Weights are the state's ``WEIGHT`` slot in every variant, so scoring is shared.
 
 A row is applied only when its update is known to be finite. Whatever A is, it
-contains ``eps I + g g^T``, so ``|A^{-1} g| <= 1 / sqrt(eps)``: a step moves the weights
-by at most ``1 / (gamma sqrt(eps))``. With gradients below ``SAFE_GRADIENT`` (their
-squares do not overflow) and that bound below ``SAFE_WEIGHT``, every value of the
-round is finite; other rows get a dry run (diag) or are computed into buffers before
-being written (full), and the sketch, whose round rewrites the whole sketch, refuses
-them as not finite.
+contains ``eps I + s h h^T``, so ``|A^{-1} g| <= sqrt(s) / (2 sqrt(eps))``: a step
+moves the weights by at most ``sqrt(s) / (gamma sqrt(eps))``. With gradients below
+``SAFE_GRADIENT`` (their squares do not overflow) and that bound below
+``SAFE_WEIGHT``, every value of the round is finite; other rows get a dry run (diag)
+or are computed into buffers before being written (full), and the sketch, whose
+round rewrites the whole sketch, refuses them as not finite.
 """
 
 import math
@@ -213,14 +219,16 @@ def _diag_row_update(
     end,
     intercept,
     scaled_dloss,
+    row_weight,
     state,
     norms,
     inverse_gamma,
     eps,
     dry_run,
 ):
-    """Round t on the row's coordinates: G += g^2, w -= g / (gamma (eps + G)), and
-    the running squared norms. With ``dry_run`` only check that all are finite."""
+    """Round t on the row's coordinates: G += g^2 / s, w -= g / (gamma (eps + G)),
+    and the running squared norms. With ``dry_run`` only check that all are
+    finite."""
     finite = True
     intercept_row = state.shape[0] - 1
     for p in range(start, end + 1):
@@ -236,7 +244,7 @@ def _diag_row_update(
             g = scaled_dloss[k] * x
             if g == 0.0:
                 continue
-            sum_sq = state[j, SUM_SQ_GRAD, k] + g * g
+            sum_sq = state[j, SUM_SQ_GRAD, k] + g * (g / row_weight)
             old_w = state[j, WEIGHT, k]
             new_w = old_w - inverse_gamma * g / (eps + sum_sq)
             if dry_run:
@@ -295,12 +303,14 @@ def diag_pass(
         if not (all_finite(scores) and all_finite(scaled_dloss)):
             status = STATUS_NONFINITE_SCORE
             break
-        update = (data, indices, start, end, intercept, scaled_dloss, state, norms)
-        if not row_is_safe(scaled_dloss, max_abs_x, max_abs_w + step_bound):
-            if not _diag_row_update(*update, inverse_gamma, eps, True):
+        weight = row_weights[i]
+        update = (data, indices, start, end, intercept, scaled_dloss, weight)
+        bound = max_abs_w + step_bound * math.sqrt(weight)
+        if not row_is_safe(scaled_dloss, max_abs_x, bound):
+            if not _diag_row_update(*update, state, norms, inverse_gamma, eps, True):
                 status = STATUS_NONFINITE_UPDATE
                 break
-        _diag_row_update(*update, inverse_gamma, eps, False)
+        _diag_row_update(*update, state, norms, inverse_gamma, eps, False)
         if project:
             for k in range(n_outputs):
                 if scaled_dloss[k] != 0.0 and norms[k] > radius * radius:
@@ -333,10 +343,10 @@ def full_pass(
     """One pass of full-matrix ONS over the rows in ``order``; ``a_inv[k]`` is output
     k's A^{-1}, (d + 1) x (d + 1), the intercept last.
 
-    With u = A_{t-1}^{-1} x~ and rho = 1 + c^2 x~^T u, Sherman-Morrison gives
-    A_t^{-1} = A_{t-1}^{-1} - c^2 u u^T / rho and A_t^{-1} g = c u / rho. u costs
+    With u = A_{t-1}^{-1} x~ and rho = 1 + s d^2 x~^T u, Sherman-Morrison gives
+    A_t^{-1} = A_{t-1}^{-1} - s d^2 u u^T / rho and A_t^{-1} g = c u / rho. u costs
     O(d (nnz + 1)) (A^{-1} is symmetric: its columns are its rows), the rank-one
-    update O(d^2). The update is written as v v^T with v = c u / sqrt(rho), so
+    update O(d^2). The update is written as v v^T with v = sqrt(s d^2 / rho) u, so
     A^{-1} stays exactly symmetric.
     """
     n_outputs = state.shape[2]
@@ -384,13 +394,14 @@ def full_pass(
             x_dot_u = intercept * u[intercept_row]
             for p in range(start, end):
                 x_dot_u += data[p] * u[indices[p]]
-            rho = 1.0 + c * c * x_dot_u
+            curvature = c * (c / row_weights[i])  # s d^2
+            rho = 1.0 + curvature * x_dot_u
             step = inverse_gamma * c / rho
-            scale = c / math.sqrt(rho)
+            scale = math.sqrt(curvature / rho)
             largest = 0.0
             for q in range(size):
                 new_w[k, q] = state[q, WEIGHT, k] - step * u[q]
-                u[q] *= scale  # u becomes v = c u / sqrt(rho)
+                u[q] *= scale  # u becomes v = sqrt(s d^2 / rho) u
                 largest = max(largest, abs(u[q]))
             finite &= (
                 math.isfinite(rho)
@@ -490,7 +501,7 @@ def _sketch_insert(
     border,
     inverse_border,
 ):
-    """Write g = c x~ into the zero row r of the sketch and border H with it:
+    """Write h = c x~ into the zero row r of the sketch and border H with it:
     b = S_{<r} g, s = eps + |g|^2 - b^T H b (the Schur complement), q = H b, then
     H <- [[H + q q^T / s, -q / s], [-q^T / s, 1 / s]]. O(r (nnz + r))."""
     intercept_column = sketch.shape[1] - 1
@@ -549,9 +560,9 @@ def sketch_pass(
     the rows in ``order``. Output k's sketch is ``sketch[k]`` (2m rows, rows from
     ``sketch_rows[k]`` on zero) and ``gram_inverse[k]`` its H.
 
-    A round inserts g as a sketch row (shrinking a full sketch first), so A_t = eps I
-    + S^T S contains g g^T, and steps along
-    A_t^{-1} g = (g - S^T H S g) / eps (Woodbury): O(m d) per row, plus an
+    A round inserts h = sqrt(s) d x~ as a sketch row (shrinking a full sketch
+    first), so A_t = eps I + S^T S contains s h h^T, and steps along
+    A_t^{-1} g = sqrt(s) (h - S^T H S h) / eps (Woodbury): O(m d) per row, plus an
     O(m^2 d) shrink every m rows.
     """
     n_outputs = state.shape[2]
@@ -585,13 +596,16 @@ def sketch_pass(
         if not (all_finite(scores) and all_finite(scaled_dloss)):
             status = STATUS_NONFINITE_SCORE
             break
-        if not row_is_safe(scaled_dloss, max_abs_x, max_abs_w + step_bound):
+        root_weight = math.sqrt(row_weights[i])
+        bound = max_abs_w + step_bound * root_weight
+        if not row_is_safe(scaled_dloss, max_abs_x, bound):
             status = STATUS_NONFINITE_UPDATE
             break
         for k in range(n_outputs):
-            c = scaled_dloss[k]
-            if c == 0.0:
+            if scaled_dloss[k] == 0.0:
                 continue
+            # The sketch gets h = sqrt(s) d x~; the step is along g = sqrt(s) h.
+            c = scaled_dloss[k] / root_weight
             if sketch_rows[k] == two_m:
                 sketch_shrink(sketch[k], gram_inverse[k], m, eps)
                 sketch_rows[k] = m
@@ -612,7 +626,7 @@ def sketch_pass(
             )
             r += 1
             sketch_rows[k] = r
-            # h = H (S g); A^{-1} g = (g - S^T h) / eps.
+            # A^{-1} h = (h - S^T H S h) / eps, and A^{-1} g = sqrt(s) A^{-1} h.
             h = inverse_border[:r]
             for a in range(r):
                 total = 0.0
@@ -629,7 +643,7 @@ def sketch_pass(
             for p in range(start, end):
                 direction[indices[p]] += c * data[p]
             direction[size - 1] += c * intercept
-            scale = inverse_gamma / eps
+            scale = inverse_gamma * root_weight / eps
             w = state[:, WEIGHT, k]
             norm_sq = 0.0
             for q in range(size):
