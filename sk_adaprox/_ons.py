@@ -1,5 +1,6 @@
 """Online Newton Step estimators (Hazan, Agarwal & Kale 2007; ALGORITHMS.md §3)."""
 
+import functools
 import math
 from numbers import Integral, Real
 
@@ -7,6 +8,7 @@ import numpy as np
 from sklearn.base import RegressorMixin
 from sklearn.linear_model._base import LinearClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
+from threadpoolctl import ThreadpoolController
 
 from ._base import OnlineLinearModel
 from ._classification import OnlineClassifierMixin
@@ -28,6 +30,12 @@ _MATRIX_ARRAYS = {
     "diag": ("_squared_norms",),
     "sketch": ("_sketch", "_sketch_gram_inverse", "_sketch_rows"),
 }
+
+
+@functools.cache
+def _blas_threads():
+    """The process's BLAS thread pools (found once: scanning takes milliseconds)."""
+    return ThreadpoolController()
 
 
 class _ONS:
@@ -183,19 +191,23 @@ class _ONS:
                 fit_intercept,
             )
         if matrix == "sketch":
-            return _kernels.sketch_pass(
-                *rows,
-                state,
-                self._writable("_sketch"),
-                self._writable("_sketch_gram_inverse"),
-                self._writable("_sketch_rows"),
-                row_scores,
-                *loss,
-                1.0 / gamma,
-                eps,
-                radius,
-                fit_intercept,
-            )
+            # The sketch's shrinks and projections call LAPACK on 2m x 2m matrices,
+            # where BLAS threads cost more than they save (up to 7x slower per row
+            # on two busy cores); one limit per call costs about 30 us.
+            with _blas_threads().limit(limits=1, user_api="blas"):
+                return _kernels.sketch_pass(
+                    *rows,
+                    state,
+                    self._writable("_sketch"),
+                    self._writable("_sketch_gram_inverse"),
+                    self._writable("_sketch_rows"),
+                    row_scores,
+                    *loss,
+                    1.0 / gamma,
+                    eps,
+                    radius,
+                    fit_intercept,
+                )
         return _kernels.diag_pass(
             *rows,
             state,
