@@ -179,7 +179,16 @@ def _sketch_eigen(sketch):
     ordered = np.empty((n, n))
     for i in range(n):
         descending[i] = max(values[n - 1 - i], 0.0)
-        ordered[:, i] = vectors[:, n - 1 - i]
+        # Eigenvectors have no sign; fix it (largest entry positive) so that equal
+        # inputs up to rounding give the same sketch rows, not rows of either sign.
+        column = vectors[:, n - 1 - i]
+        largest = 0
+        for a in range(n):
+            if abs(column[a]) > abs(column[largest]):
+                largest = a
+        sign = -1.0 if column[largest] < 0.0 else 1.0
+        for a in range(n):
+            ordered[a, i] = sign * column[a]
     return descending, ordered
 
 
