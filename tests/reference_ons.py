@@ -281,7 +281,7 @@ def reference_ons(
             loss_sum += s * loss_value(loss, p[k], ys[k], epsilon)
             # 3. c = s dl/dp, g = c x~; c == 0 leaves output k untouched.
             c = s * loss_derivative(loss, p[k], ys[k], epsilon)
-            if c == 0.0:
+            if c == 0.0 or not x_t.any():  # no gradient: nothing to learn
                 continue
             g = c * x_t
             # 4. The matrix, with the row's weight as an importance weight: a row

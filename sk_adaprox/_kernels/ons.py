@@ -687,8 +687,14 @@ def sketch_pass(
         if not row_is_safe(scaled_dloss, max_abs_x, bound):
             status = STATUS_NONFINITE_UPDATE
             break
+        # A row whose x~ is 0 (no intercept, no non-zero value) has no gradient: it
+        # must not take a sketch row (and cause a shrink) for nothing.
+        empty = not fit_intercept
+        for p in range(start, end):
+            if data[p] != 0.0:
+                empty = False
         for k in range(n_outputs):
-            if scaled_dloss[k] == 0.0:
+            if scaled_dloss[k] == 0.0 or empty:
                 continue
             # The sketch gets h = sqrt(s) d x~; the step is along g = sqrt(s) h.
             c = scaled_dloss[k] / root_weight
