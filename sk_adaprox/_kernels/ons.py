@@ -280,10 +280,15 @@ def _scores_and_bounds(data, indices, start, end, state, fit_intercept, scores):
         j = indices[p]
         x = data[p]
         max_abs_x = max(max_abs_x, abs(x))
-        for k in range(scores.shape[0]):
-            w = state[j, WEIGHT, k]
-            scores[k] += w * x
+        if scores.shape[0] == 1:  # the same without the output loop: faster
+            w = state[j, WEIGHT, 0]
+            scores[0] += w * x
             max_abs_w = max(max_abs_w, abs(w))
+        else:
+            for k in range(scores.shape[0]):
+                w = state[j, WEIGHT, k]
+                scores[k] += w * x
+                max_abs_w = max(max_abs_w, abs(w))
     return max_abs_x, max_abs_w
 
 
@@ -297,41 +302,56 @@ def _diag_row_update(
     start,
     end,
     intercept,
-    scaled_dloss,
-    row_weight,
+    curvature,
+    step,
     state,
     norms,
-    inverse_gamma,
     eps,
+    track_norms,
     dry_run,
 ):
-    """Round t on the row's coordinates: G += g^2 / s, w -= g / (gamma (eps + G)),
-    and the running squared norms. With ``dry_run`` only check that all are
-    finite."""
+    """Round t on the row's coordinates, for every output k:
+    G += curvature[k] x^2 (= g^2 / s) and w -= step[k] x / (eps + G)
+    (step[k] = s d / gamma), and the running squared norms if ``track_norms``.
+    With ``dry_run`` only check that all are finite."""
     finite = True
     intercept_row = state.shape[0] - 1
+    n_outputs = curvature.shape[0]
+    if n_outputs == 1 and not dry_run and not track_norms:
+        # The same arithmetic without the output loop and the bookkeeping.
+        curvature_0 = curvature[0]
+        step_0 = step[0]
+        for p in range(start, end):
+            j = indices[p]
+            x = data[p]
+            sum_sq = state[j, SUM_SQ_GRAD, 0] + curvature_0 * (x * x)
+            state[j, SUM_SQ_GRAD, 0] = sum_sq
+            state[j, WEIGHT, 0] -= step_0 * x / (eps + sum_sq)
+        if intercept != 0.0:
+            sum_sq = state[intercept_row, SUM_SQ_GRAD, 0] + curvature_0
+            state[intercept_row, SUM_SQ_GRAD, 0] = sum_sq
+            state[intercept_row, WEIGHT, 0] -= step_0 / (eps + sum_sq)
+        return True
     for p in range(start, end + 1):
         if p < end:
             j = indices[p]
             x = data[p]
-        else:
+        elif intercept != 0.0:
             j = intercept_row
             x = intercept
-        if x == 0.0:
-            continue
-        for k in range(scaled_dloss.shape[0]):
-            g = scaled_dloss[k] * x
-            if g == 0.0:
-                continue
-            sum_sq = state[j, SUM_SQ_GRAD, k] + g * (g / row_weight)
+        else:
+            break
+        for k in range(n_outputs):
+            sum_sq = state[j, SUM_SQ_GRAD, k] + curvature[k] * (x * x)
             old_w = state[j, WEIGHT, k]
-            new_w = old_w - inverse_gamma * g / (eps + sum_sq)
+            new_w = old_w - step[k] * x / (eps + sum_sq)
             if dry_run:
                 finite &= math.isfinite(sum_sq) and math.isfinite(new_w)
             else:
                 state[j, SUM_SQ_GRAD, k] = sum_sq
                 state[j, WEIGHT, k] = new_w
-                norms[k] += new_w * new_w - old_w * old_w
+                if track_norms:
+                    norms[k] += new_w * new_w - old_w * old_w
     return finite
 
 
@@ -364,6 +384,8 @@ def diag_pass(
     scores = np.empty(n_outputs)
     scaled_dloss = np.empty(n_outputs)
     step_bound = inverse_gamma / math.sqrt(eps)
+    step = np.empty(n_outputs)
+    curvature = np.empty(n_outputs)
     loss_sum = 0.0
     status = STATUS_OK
     rows_done = 0
@@ -383,13 +405,18 @@ def diag_pass(
             status = STATUS_NONFINITE_SCORE
             break
         weight = row_weights[i]
-        update = (data, indices, start, end, intercept, scaled_dloss, weight)
+        for k in range(n_outputs):
+            step[k] = inverse_gamma * scaled_dloss[k]
+            curvature[k] = (
+                scaled_dloss[k] * (scaled_dloss[k] / weight) if weight else 0.0
+            )
+        update = (data, indices, start, end, intercept, curvature, step, state, norms)
         bound = max_abs_w + step_bound * math.sqrt(weight)
         if not row_is_safe(scaled_dloss, max_abs_x, bound):
-            if not _diag_row_update(*update, state, norms, inverse_gamma, eps, True):
+            if not _diag_row_update(*update, eps, project, True):
                 status = STATUS_NONFINITE_UPDATE
                 break
-        _diag_row_update(*update, state, norms, inverse_gamma, eps, False)
+        _diag_row_update(*update, eps, project, False)
         if project:
             for k in range(n_outputs):
                 if scaled_dloss[k] != 0.0 and norms[k] > radius * radius:
