@@ -183,3 +183,29 @@ def test_nonfinite_update_is_not_applied(matrix):
     for name in ("A_inv_", "sum_sq_grad_", "S_", "H_"):
         if hasattr(reg, name):
             np.testing.assert_array_equal(getattr(reg, name), getattr(expected, name))
+
+
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_sketch_of_at_least_the_gradients_rank_equals_full(fit_intercept):
+    """Rank-4 rows in 20 dimensions (5 with the intercept): a sketch of m = rank
+    directions shrinks every m rows, 60 or more times here, and loses nothing, so
+    the sketched run is the full one (ALGORITHMS.md §3, "sketch")."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(300, 4)) @ rng.normal(size=(4, 20))
+    y = X @ rng.normal(size=20) + 0.1 * rng.normal(size=300)
+    params = dict(max_iter=1, tol=None, shuffle=False, fit_intercept=fit_intercept)
+    full = ONSRegressor(**params).fit(X, y)
+    rank = 4 + int(fit_intercept)  # of the gradients c [x, 1] (or [x, 0])
+    sketch = ONSRegressor(matrix="sketch", sketch_size=rank, **params).fit(X, y)
+    scale = np.abs(full.coef_).max()
+    np.testing.assert_allclose(sketch.coef_, full.coef_, rtol=1e-8, atol=1e-8 * scale)
+    np.testing.assert_allclose(sketch.intercept_, full.intercept_, atol=1e-8 * scale)
+    A = np.linalg.inv(full.A_inv_)
+    S = sketch.S_
+    np.testing.assert_allclose(
+        full.eps * np.eye(21) + S.T @ S, A, rtol=1e-8, atol=1e-8 * np.abs(A).max()
+    )
+    # One direction fewer than the rank, and the sketch is an approximation.
+    smaller = ONSRegressor(matrix="sketch", sketch_size=rank - 1, **params)
+    smaller.fit(X, y)
+    assert not np.allclose(smaller.coef_, full.coef_, rtol=1e-3, atol=1e-3 * scale)
