@@ -67,15 +67,18 @@ class _ONS:
     )
 
     @property
-    def A_inv_(self):  # noqa: N802 (the paper's name)
+    def A_inv_(self):
+        """The inverse of A (``matrix="full"``); see the class's Attributes."""
         return self._matrix_view("_a_inv", "full")
 
     @property
-    def S_(self):  # noqa: N802
+    def S_(self):
+        """The Frequent Directions sketch (``matrix="sketch"``)."""
         return self._matrix_view("_sketch", "sketch")
 
     @property
-    def H_(self):  # noqa: N802
+    def H_(self):
+        """``inv(eps * I + S_ @ S_.T)`` (``matrix="sketch"``)."""
         return self._matrix_view("_sketch_gram_inverse", "sketch")
 
     def _matrix_view(self, name, matrix):
