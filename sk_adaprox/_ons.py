@@ -194,9 +194,9 @@ class _ONS:
                 fit_intercept,
             )
         if matrix == "sketch":
-            # The sketch's shrinks and projections call LAPACK on 2m x 2m matrices,
-            # where BLAS threads cost more than they save (up to 7x slower per row
-            # on two busy cores); one limit per call costs about 30 us.
+            # The sketch's shrinks and projections call BLAS and LAPACK on products
+            # with 2m rows, where threads cost more than they save (up to 7x slower
+            # per row on two busy cores); one limit per call costs about 30 us.
             with _blas_threads().limit(limits=1, user_api="blas"):
                 return _kernels.sketch_pass(
                     *rows,

@@ -131,49 +131,15 @@ def project_full(a_inv, w, radius):
     w[:] = vectors @ y
 
 
-# The sketch's products are written as loops: they are small (2m rows) and BLAS,
-# called per shrink or projection, spends more on starting its threads than on the
-# arithmetic (measured 7x slower at m = 20, d = 1000 on two cores).
-
-
-@jit
-def _gram(sketch):
-    """S S^T."""
-    n = sketch.shape[0]
-    gram = np.empty((n, n))
-    for a in range(n):
-        row_a = sketch[a]
-        for b in range(a + 1):
-            row_b = sketch[b]
-            total = 0.0
-            for q in range(row_a.shape[0]):
-                total += row_a[q] * row_b[q]
-            gram[a, b] = total
-            gram[b, a] = total
-    return gram
-
-
-@jit
-def _combine_rows(coefficients, sketch):
-    """``coefficients @ sketch``: row i is sum_a coefficients[i, a] sketch[a]."""
-    out = np.zeros((coefficients.shape[0], sketch.shape[1]))
-    for i in range(coefficients.shape[0]):
-        for a in range(sketch.shape[0]):
-            c = coefficients[i, a]
-            if c != 0.0:
-                row = sketch[a]
-                for q in range(row.shape[0]):
-                    out[i, q] += c * row[q]
-    return out
-
-
 @jit
 def _sketch_eigen(sketch):
     """Eigenvalues (descending, clipped at 0) and eigenvectors of S S^T. With
     S = U diag(sigma) V^T, S S^T = U diag(sigma^2) U^T: the sketch's SVD from its
     small Gram matrix, O(m^2 d) in one matrix product plus O(m^3), where LAPACK's
-    SVD of a wide matrix is several times slower."""
-    values, vectors = np.linalg.eigh(_gram(sketch))  # ascending
+    SVD of a wide matrix is several times slower. (The estimator runs sketch passes
+    with one BLAS thread: for these small products, starting threads costs more
+    than it saves, up to 7x per row on two busy cores.)"""
+    values, vectors = np.linalg.eigh(sketch @ sketch.T)  # ascending
     n = values.shape[0]
     descending = np.empty(n)
     ordered = np.empty((n, n))
@@ -575,7 +541,7 @@ def sketch_shrink(sketch, gram_inverse, m, eps):
         if values[q] > 0.0:
             scale = math.sqrt(max(1.0 - drop / values[q], 0.0))
             factors[q] = scale * vectors[:, q]
-    kept_rows = _combine_rows(factors, sketch)
+    kept_rows = factors @ sketch
     sketch[:] = 0.0
     sketch[:m] = kept_rows
     gram_inverse[:] = 0.0
