@@ -203,6 +203,10 @@ class OnlineLinearModel(BaseEstimator):
             self._adopt_parameters(self._kernel_state(), parameters, parameters)
             self._weights_adopted()
 
+    def _weights_assigned(self):
+        """``coef_`` or ``intercept_`` was assigned: update what is derived from the
+        weights (nothing here; ONS's running norms)."""
+
     def _state_for_reading(self):
         """The state with every weight current: what the state attributes view.
 

@@ -170,6 +170,11 @@ class _ONS:
         elif matrix == "diag" and radius != old[4]:
             _kernels.squared_norms(state, self._writable("_squared_norms"))
 
+    def _weights_assigned(self):
+        # diag's running |w|^2 decides when to project: recompute it, O(n_features).
+        if "_squared_norms" in vars(self):
+            _kernels.squared_norms(self._state, self._writable("_squared_norms"))
+
     def _drop_training_state(self):
         super()._drop_training_state()
         for names in _MATRIX_ARRAYS.values():

@@ -94,6 +94,8 @@ class StateSlot:
         view[...] = value
         if self.slot != WEIGHT:
             estimator._accumulators_assigned()
+        else:
+            estimator._weights_assigned()
 
     def _served(self, estimator):
         """The weights a sparsified model keeps, for the weight slot; else None."""

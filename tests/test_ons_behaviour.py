@@ -209,3 +209,15 @@ def test_sketch_of_at_least_the_gradients_rank_equals_full(fit_intercept):
     smaller = ONSRegressor(matrix="sketch", sketch_size=rank - 1, **params)
     smaller.fit(X, y)
     assert not np.allclose(smaller.coef_, full.coef_, rtol=1e-3, atol=1e-3 * scale)
+
+
+def test_assigning_coef_keeps_the_diag_projection_trigger_current():
+    """diag tracks |w|^2 to know when a step leaves the ball; assigning weights
+    from outside must not leave it stale (here: a model put far outside the ball
+    is projected back by its next step)."""
+    X, y = _regression()
+    reg = ONSRegressor(matrix="diag", radius=1.0).partial_fit(X[:30], y[:30])
+    reg.coef_ = np.full(5, 10.0)
+    reg.partial_fit(X[30:31], y[30:31])
+    norm = np.linalg.norm(np.r_[reg.coef_, reg.intercept_])
+    assert norm == pytest.approx(1.0, rel=1e-9)
