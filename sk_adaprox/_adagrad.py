@@ -7,12 +7,13 @@ from sklearn.base import RegressorMixin
 from sklearn.linear_model._base import LinearClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ._base import OnlineLinearModel
+from ._base import OnlineLinearModel, _raise_if_unrepresentable
 from ._classification import OnlineClassifierMixin
 from ._docstrings import (
     CLASS_WEIGHT,
     CLASSIFIER_COEF,
     FIT_ATTRIBUTES,
+    NORMALIZE_Y,
     REGRESSOR_COEF,
     TRAINING_PARAMETERS,
 )
@@ -101,6 +102,26 @@ class _AdaGrad:
         if regularized:
             _kernels.md_start_lazy(state, self.t_, eta, delta, l1, l2)
 
+    def _check_can_start_from_weights(self):
+        if self.update == "dual_averaging":
+            raise ValueError(
+                "update='dual_averaging' cannot start from coef_init or "
+                "intercept_init: its weights are a function of the gradient sum "
+                "alone, so given starting weights would fade as gradients "
+                "accumulate. Use update='mirror_descent' (or FTRL)."
+            )
+
+    def _weights_assigned(self):
+        # Dual-averaging weights are a function of u: give each assigned weight
+        # the u that yields it, or the assignment would be undone at the
+        # coordinate's next update. Mirror descent keeps the weights themselves.
+        update, eta, delta, l1, l2 = self._state_parameters
+        if update == "dual_averaging":
+            failed = _kernels.da_sum_grad_from_weights(
+                self._kernel_state(), self.t_, eta, delta, l1, l2
+            )
+            _raise_if_unrepresentable(failed, "delta = 0")
+
     def _catch_up_weights(self, state):
         update, eta, delta, l1, l2 = self._state_parameters
         if update == "dual_averaging":
@@ -123,7 +144,7 @@ class _AdaGrad:
         hyper = (
             self.t_,
             LOSS_CODES[self.loss],
-            float(getattr(self, "epsilon", 0.0)),
+            self._loss_epsilon(),
             eta,
             delta,
             l1,
@@ -230,6 +251,8 @@ class AdaGradClassifier(
         max_iter=1000,
         tol=1e-3,
         n_iter_no_change=5,
+        early_stopping=False,
+        validation_fraction=0.1,
         shuffle=True,
         random_state=None,
         warm_start=False,
@@ -246,6 +269,8 @@ class AdaGradClassifier(
         self.max_iter = max_iter
         self.tol = tol
         self.n_iter_no_change = n_iter_no_change
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
         self.shuffle = shuffle
         self.random_state = random_state
         self.warm_start = warm_start
@@ -271,6 +296,7 @@ default="squared_error"
     epsilon : float, default=0.1
         Width of the ``"huber"`` quadratic zone and of the ``"epsilon_insensitive"``
         dead zone.
+    {NORMALIZE_Y}
     {_ADAGRAD_PARAMETERS}
 
     Attributes
@@ -308,6 +334,7 @@ default="squared_error"
         loss="squared_error",
         *,
         epsilon=0.1,
+        normalize_y=True,
         update="mirror_descent",
         eta=0.1,
         delta=0.1,
@@ -317,6 +344,8 @@ default="squared_error"
         max_iter=1000,
         tol=1e-3,
         n_iter_no_change=5,
+        early_stopping=False,
+        validation_fraction=0.1,
         shuffle=True,
         random_state=None,
         warm_start=False,
@@ -324,6 +353,7 @@ default="squared_error"
     ):
         self.loss = loss
         self.epsilon = epsilon
+        self.normalize_y = normalize_y
         self.update = update
         self.eta = eta
         self.delta = delta
@@ -333,6 +363,8 @@ default="squared_error"
         self.max_iter = max_iter
         self.tol = tol
         self.n_iter_no_change = n_iter_no_change
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
         self.shuffle = shuffle
         self.random_state = random_state
         self.warm_start = warm_start

@@ -23,6 +23,8 @@ import scipy.sparse as sp
 from sklearn import get_config
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.model_selection import ShuffleSplit, StratifiedShuffleSplit
+from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import (
@@ -31,8 +33,14 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from ._kernels.common import STATUS_NONFINITE_SCORE, STATUS_OK, WEIGHT
+from ._kernels.common import (
+    STATUS_NONFINITE_SCORE,
+    STATUS_OK,
+    WEIGHT,
+    weighted_loss_sum,
+)
 from ._kernels.sparse import csr_has_duplicate_indices, linear_scores
+from ._losses import LOSS_CODES
 from ._state import StateSlot, _is_sparsified, new_state
 from ._validation import checked_X
 
@@ -76,6 +84,8 @@ class OnlineLinearModel(BaseEstimator):
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, None, None, closed="neither"), None],
         "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
+        "early_stopping": ["boolean"],
+        "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
         "shuffle": ["boolean"],
         "random_state": ["random_state"],
         "warm_start": ["boolean"],
@@ -293,7 +303,33 @@ class OnlineLinearModel(BaseEstimator):
         checked = checked_X(self, X)
         X = self._validated_X(X) if checked is None else checked
         if _is_sparsified(self):
-            return self._served_scores(X)
+            return self._output_scores(self._served_scores(X))
+        return self._output_scores(self._scores_of(X))
+
+    # -- the units the kernels learn in -----------------------------------------------
+
+    def _loss_epsilon(self):
+        """The loss's ``epsilon`` (huber, epsilon_insensitive) in kernel units."""
+        return float(getattr(self, "epsilon", 0.0))
+
+    def _output_scores(self, scores):
+        """Kernel scores in the units predictions are given in (identity here;
+        regressors that learn a standardized target map them back)."""
+        return scores
+
+    def _weights_out(self, weights, intercept):
+        """The ``WEIGHT`` slot (feature rows, or the intercept row) in the units
+        ``coef_`` and ``intercept_`` are given in: the view itself here."""
+        return weights
+
+    def _weights_in(self, value, intercept):
+        """Inverse of :meth:`_weights_out`: a value of ``coef_`` or
+        ``intercept_`` in kernel units."""
+        return value
+
+    def _scores_of(self, X):
+        """The model's scores of validated rows X (CSR or a dense array), with
+        current weights, shape (n_samples, n_outputs)."""
         state = self._state
         lazy = self._weights_behind()
         if lazy and not sp.issparse(X):
@@ -343,6 +379,8 @@ class OnlineLinearModel(BaseEstimator):
             self._served_coef = sp.csr_matrix(self._served_coef)
             return self
         state = self._state_for_reading()
+        # Kept in the units the model learnt in, so that predictions are computed
+        # as before, float for float; coef_ and intercept_ map them.
         coef = state[:-1, WEIGHT, :].T  # (n_outputs, n_features)
         self._served_coef = sp.csr_matrix(coef)
         self._served_intercept = state[-1, WEIGHT, :].copy()
@@ -375,31 +413,158 @@ class OnlineLinearModel(BaseEstimator):
 
     # -- the pass loop --------------------------------------------------------------
 
-    def _run_passes(self, X, targets, row_weights, *, max_passes, rng, row_scores=None):
+    def _plan_passes(self, X, targets, row_weights, *, stratify):
+        """The arguments of ``fit``'s :meth:`_run_passes`: up to ``max_iter``
+        passes, shuffled if ``shuffle``, and with ``early_stopping`` over the rows
+        left after holding out a validation set (stratified by target where
+        ``stratify``). Called while validating: a split that cannot be made
+        raises before the model changes."""
+        random_state = check_random_state(self.random_state)
+        rows = validation = None
+        if self.early_stopping:
+            rows, held_out = self._validation_split(targets, stratify, random_state)
+            validation = (X[held_out], targets[held_out], row_weights[held_out])
+        return {
+            "max_passes": self.max_iter,
+            "rng": random_state if self.shuffle else None,
+            "rows": rows,
+            "validation": validation,
+        }
+
+    def _fit_passes(self, X, targets, row_weights, plan, initial_weights=(None, None)):
+        """Run ``fit``'s passes as planned by :meth:`_plan_passes`, from the
+        ``(coef_init, intercept_init)`` checked by :meth:`_checked_initial_weights`
+        where given."""
+        self.validation_losses_ = None
+        coef_init, intercept_init = initial_weights
+        if coef_init is not None or intercept_init is not None:
+            self._sync_parameters()
+            if coef_init is not None:
+                self.coef_ = coef_init
+            if intercept_init is not None:
+                self.intercept_ = intercept_init
+        self._run_passes(X, targets, row_weights, **plan)
+
+    def _check_can_start_from_weights(self):
+        """Raise ValueError if this algorithm cannot start from given weights."""
+
+    def _checked_initial_weights(
+        self, coef_init, intercept_init, n_features, n_outputs
+    ):
+        """``fit``'s ``coef_init`` and ``intercept_init`` as float arrays of the
+        shapes of ``coef_`` and ``intercept_`` (a flat array of the right size is
+        accepted too, as SGD accepts it); ValueError naming the shapes otherwise."""
+        if coef_init is not None or intercept_init is not None:
+            self._check_can_start_from_weights()
+        wanted = {
+            "coef_init": (coef_init, self._coef_shape(n_features, n_outputs)),
+            "intercept_init": (intercept_init, (n_outputs,)),
+        }
+        checked = []
+        for name, (value, shape) in wanted.items():
+            if value is not None:
+                value = np.asarray(value, dtype=np.float64)
+                if value.size != np.prod(shape) or (
+                    value.ndim > 1 and value.shape != shape
+                ):
+                    raise ValueError(
+                        f"{name} has shape {value.shape}; this data needs {shape}."
+                    )
+                if not np.isfinite(value).all():
+                    raise ValueError(f"{name} contains NaN or infinity.")
+                value = value.reshape(shape)
+            checked.append(value)
+        return tuple(checked)
+
+    def _validation_split(self, targets, stratify, random_state):
+        """Sorted row indices ``(training, validation)`` for early stopping."""
+        splitter = StratifiedShuffleSplit if stratify else ShuffleSplit
+        split = splitter(
+            n_splits=1, test_size=self.validation_fraction, random_state=random_state
+        )
+        try:
+            training, validation = next(
+                split.split(np.empty((targets.shape[0], 1)), targets)
+            )
+        except ValueError as error:
+            raise ValueError(
+                f"early_stopping=True, but validation_fraction="
+                f"{self.validation_fraction} cannot split {targets.shape[0]} rows "
+                f"into a training and a validation set: {error}"
+            ) from error
+        return np.sort(training), np.sort(validation)
+
+    def _validation_loss(self, validation):
+        """Mean loss (per row, weighted, and per output) on the held-out rows."""
+        X, targets, row_weights = validation
+        scores = self._scores_of(X)
+        loss_sum = weighted_loss_sum(
+            LOSS_CODES[self.loss],
+            self._loss_epsilon(),
+            targets,
+            scores,
+            row_weights,
+        )
+        weight_total = float(row_weights.sum()) * scores.shape[1]
+        return loss_sum / weight_total if weight_total > 0 else 0.0
+
+    def _training_snapshot(self):
+        """Copies of everything training changes (the state array, an algorithm's
+        matrices, the round count...), for :meth:`_restore_snapshot`."""
+        return {
+            name: value.copy() if isinstance(value, np.ndarray) else value
+            for name, value in vars(self).items()
+            if name.startswith("_") or name == "t_"
+        }
+
+    def _restore_snapshot(self, snapshot):
+        vars(self).update(snapshot)
+
+    def _run_passes(
+        self,
+        X,
+        targets,
+        row_weights,
+        *,
+        max_passes,
+        rng,
+        row_scores=None,
+        rows=None,
+        validation=None,
+    ):
         """Run up to ``max_passes`` passes over X; set ``n_iter_`` and advance ``t_``.
 
         With ``rng`` each pass visits the rows in a fresh random order, otherwise in
-        the given order. Passes stop early once the mean training loss has not
-        improved by ``tol`` for ``n_iter_no_change`` passes. The loss is the mean
-        over rows (weighted) and over outputs, so that ``tol`` means the same for
-        a 20-class one-vs-rest model as for each of its binary problems. With
-        ``row_scores`` (one pass), row i's scores before its update are written to
-        ``row_scores[i]``.
+        the given order; ``rows`` (indices) restricts the passes to those rows.
+        Passes stop early once the monitored loss has not improved by ``tol`` for
+        ``n_iter_no_change`` passes. It is the mean training loss of the pass, or,
+        with ``validation=(X, targets, row_weights)``, the mean loss on those
+        held-out rows after the pass; the model then returns to its state after
+        the pass of lowest validation loss, and ``validation_losses_`` records
+        each pass's. A loss is the mean over rows (weighted) and over outputs, so
+        that ``tol`` means the same for a 20-class one-vs-rest model as for each
+        of its binary problems. With ``row_scores`` (one pass), row i's scores
+        before its update are written to ``row_scores[i]``.
         """
         self._check_training_state()
         self._sync_parameters()
-        n_samples = X.shape[0]
-        weight_total = float(row_weights.sum()) * self._state.shape[2]
+        n_rows = X.shape[0] if rows is None else rows.shape[0]
+        visited_weights = row_weights if rows is None else row_weights[rows]
+        weight_total = float(visited_weights.sum()) * self._state.shape[2]
         if row_scores is None:
             row_scores = np.empty((0, self._state.shape[2]))
-        best_loss = np.inf
+        best_loss = best_validation_loss = np.inf
+        validation_losses = []
+        best_snapshot = best_pass = None
         passes_without_improvement = 0
         converged = False
         for n_pass in range(1, max_passes + 1):
-            if rng is None:
-                order = np.arange(n_samples)
+            if rows is not None:
+                order = rows if rng is None else rng.permutation(rows)
+            elif rng is None:
+                order = np.arange(n_rows)
             else:
-                order = rng.permutation(n_samples)
+                order = rng.permutation(n_rows)
             started = time.perf_counter()
             loss_sum, rows_done, status = self._run_pass(
                 X, targets, row_weights, order, row_scores
@@ -408,27 +573,40 @@ class OnlineLinearModel(BaseEstimator):
             self.n_iter_ = n_pass
             if status != STATUS_OK:
                 raise self._divergence_error(status, int(order[rows_done]), n_pass)
-            mean_loss = loss_sum / weight_total if weight_total > 0 else 0.0
+            monitored = mean_loss = loss_sum / weight_total if weight_total > 0 else 0.0
+            report = ""
+            if validation is not None:
+                monitored = self._validation_loss(validation)
+                validation_losses.append(monitored)
+                report = f", validation loss {monitored:.6g}"
+                if monitored < best_validation_loss:
+                    best_validation_loss, best_pass = monitored, n_pass
+                    best_snapshot = self._training_snapshot()
             if self.verbose:
                 print(
-                    f"-- Epoch {n_pass}: {n_samples} rows, average loss "
-                    f"{mean_loss:.6g}, {np.count_nonzero(self._current_weights())} "
-                    "non-zero "
+                    f"-- Epoch {n_pass}: {n_rows} rows, average loss "
+                    f"{mean_loss:.6g}{report}, "
+                    f"{np.count_nonzero(self._current_weights())} non-zero "
                     f"weights, {time.perf_counter() - started:.3f} s",
                     flush=True,
                 )
             if self.tol is not None:
-                if mean_loss > best_loss - self.tol:
+                if monitored > best_loss - self.tol:
                     passes_without_improvement += 1
                 else:
                     passes_without_improvement = 0
-                best_loss = min(best_loss, mean_loss)
+                best_loss = min(best_loss, monitored)
                 if passes_without_improvement >= self.n_iter_no_change:
                     converged = True
                     break
+        if validation is not None:
+            self.validation_losses_ = np.asarray(validation_losses)
+            if best_pass != self.n_iter_:
+                self._restore_snapshot(best_snapshot)
         if max_passes > 1 and self.tol is not None and not converged:
             warnings.warn(
-                "Maximum number of passes (max_iter) reached before the training loss "
+                "Maximum number of passes (max_iter) reached before the "
+                f"{'validation' if validation is not None else 'training'} loss "
                 "stopped improving; consider increasing max_iter.",
                 ConvergenceWarning,
                 stacklevel=3,
@@ -443,6 +621,17 @@ class OnlineLinearModel(BaseEstimator):
             f"before that row. Use a {self._smaller_steps} {step} (now "
             f"{getattr(self, step)!r}) or "
             "scale the features (StandardScaler, or MaxAbsScaler for sparse data)."
+        )
+
+
+def _raise_if_unrepresentable(count, condition):
+    """Raise if ``count`` assigned weights could not be given accumulators."""
+    if count:
+        raise ValueError(
+            f"{count} assigned non-zero weights cannot be represented where "
+            f"{condition} and a coordinate has seen no gradient (its weight is "
+            "then 0 by the update rule); those weights were left as they were. "
+            "Use a positive damping parameter to assign any weight."
         )
 
 

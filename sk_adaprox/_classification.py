@@ -8,7 +8,7 @@ updated in the same pass, and the target is the class index.
 import numpy as np
 from scipy.special import expit
 from sklearn.base import _fit_context
-from sklearn.utils import check_random_state, compute_class_weight
+from sklearn.utils import compute_class_weight
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets, unique_labels
@@ -44,7 +44,7 @@ class OnlineClassifierMixin:
         return (n_outputs, n_features)
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, coef_init=None, intercept_init=None, sample_weight=None):
         """Fit the model with up to ``max_iter`` passes over the training data.
 
         Parameters
@@ -54,6 +54,13 @@ class OnlineClassifierMixin:
             indices) is used without a copy; other input is converted to CSR once.
         y : array-like of shape (n_samples,)
             Target labels.
+        coef_init : array-like of shape (n_classes, n_features), default=None
+            The weights training starts from (instead of zeros), as SGD's
+            ``coef_init``; with ``warm_start``, they replace the fitted ones.
+            Where the weights are a function of accumulated gradients (FTRL's
+            z, dual averaging's u), those are set to give these weights.
+        intercept_init : array-like of shape (n_classes,), default=None
+            The intercepts training starts from.
         sample_weight : array-like of shape (n_samples,), default=None
             Weight of each row; it multiplies the row's gradient.
 
@@ -84,11 +91,14 @@ class OnlineClassifierMixin:
             else:
                 self._check_state_size(X.shape[1], _n_outputs(classes))
             targets, row_weights = self._encode_labels(y, sample_weight, classes, False)
+            plan = self._plan_passes(X, targets, row_weights, stratify=True)
+            initial_weights = self._checked_initial_weights(
+                coef_init, intercept_init, X.shape[1], _n_outputs(classes)
+            )
         if not keep_state:
             self._start_training(X.shape[1], _n_outputs(classes))
             self.classes_ = classes
-        rng = check_random_state(self.random_state) if self.shuffle else None
-        self._run_passes(X, targets, row_weights, max_passes=self.max_iter, rng=rng)
+        self._fit_passes(X, targets, row_weights, plan, initial_weights)
         return self
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):

@@ -9,12 +9,24 @@ TRAINING_PARAMETERS = """fit_intercept : bool, default=True
     max_iter : int, default=1000
         Maximum number of passes over the data in :meth:`fit`.
     tol : float or None, default=1e-3
-        :meth:`fit` stops when the mean training loss of a pass (per row, and per
-        class for one-vs-rest models; measured before each row's update) has not
-        improved by ``tol`` for ``n_iter_no_change`` consecutive passes. ``None``
-        disables it.
+        :meth:`fit` stops when the monitored loss has not improved by ``tol`` for
+        ``n_iter_no_change`` consecutive passes: the mean training loss of a pass
+        (per row, and per class for one-vs-rest models; measured before each
+        row's update), or with ``early_stopping`` the mean loss on the validation
+        set after the pass. ``None`` disables stopping.
     n_iter_no_change : int, default=5
         Number of passes without improvement before stopping.
+    early_stopping : bool, default=False
+        If True, :meth:`fit` holds out ``validation_fraction`` of the rows
+        (stratified by class for classifiers), trains on the rest, monitors the
+        loss on the held-out rows after each pass, and keeps the model of the pass
+        where that loss was lowest (its state, ``t_`` included; a copy of the
+        state is kept while training). Unlike ``SGDClassifier``, the monitored
+        quantity is the training loss function, not :meth:`score`. Use it when
+        repeated passes can overfit, as with more features than rows.
+        :meth:`partial_fit` ignores it.
+    validation_fraction : float, default=0.1
+        Fraction of the rows held out when ``early_stopping`` is True, in (0, 1).
     shuffle : bool, default=True
         Whether :meth:`fit` visits the rows in a new random order each pass.
         :meth:`partial_fit` always keeps the order it is given.
@@ -41,12 +53,32 @@ CLASSIFIER_COEF = """coef_ : ndarray of shape (1, n_features) or (n_classes, n_f
         The class labels."""
 
 REGRESSOR_COEF = """coef_ : ndarray of shape (n_features,)
-        Weights. Like every state attribute below, a view into the model's one
-        state array (each feature's weights and accumulators side by side):
-        writing into it changes the model; copy it to keep a snapshot. After
-        :meth:`sparsify`, a scipy CSR matrix of shape (1, n_features).
+        Weights, in the target's units. The state attributes below are views into
+        the model's one state array (each feature's weights and accumulators side
+        by side), in the units the model learns in: with ``normalize_y`` those of
+        the standardized target, so ``coef_`` and ``intercept_`` are then computed
+        from the state when read (assigning to them changes the model; writing
+        into the returned array does not); with ``normalize_y=False`` they are
+        views too. After :meth:`sparsify`, a scipy CSR matrix of shape
+        (1, n_features).
     intercept_ : ndarray of shape (1,)
-        Intercept."""
+        Intercept, in the target's units.
+    target_offset_ : float
+        The target's weighted mean on the first training call with
+        ``normalize_y``, else 0.
+    target_scale_ : float
+        The target's weighted standard deviation on that call (1 if it was
+        constant) with ``normalize_y``, else 1."""
+
+NORMALIZE_Y = """normalize_y : bool, default=True
+        Learn the standardized target ``(y - target_offset_) / target_scale_``,
+        with its weighted mean and standard deviation measured on the first
+        training call (``fit``, or a stream's first ``partial_fit`` batch, which
+        should then hold at least a few dozen rows) and kept for later calls.
+        Steps, ``tol`` and the defaults then mean the same whatever the target's
+        units, and an offset of 10**4 costs nothing; predictions, ``coef_`` and
+        ``intercept_`` are in the target's units, and ``epsilon`` too. Changing it
+        takes effect at the next ``fit`` without ``warm_start``."""
 
 FIT_ATTRIBUTES = """n_features_in_ : int
         Number of features seen during fit.
@@ -54,5 +86,9 @@ FIT_ATTRIBUTES = """n_features_in_ : int
         Names of features seen during fit, when X has string column names.
     n_iter_ : int
         Number of passes run by the last call to fit (1 after partial_fit).
+    validation_losses_ : ndarray of shape (n_iter_,) or None
+        With ``early_stopping``, the validation loss after each pass of the last
+        :meth:`fit`; the model kept is the one after pass
+        ``argmin(validation_losses_) + 1``. None otherwise.
     t_ : int
         Number of rounds (rows) trained on so far, across all calls."""

@@ -6,12 +6,13 @@ from sklearn.base import RegressorMixin
 from sklearn.linear_model._base import LinearClassifierMixin
 from sklearn.utils._param_validation import Interval
 
-from ._base import OnlineLinearModel
+from ._base import OnlineLinearModel, _raise_if_unrepresentable
 from ._classification import OnlineClassifierMixin
 from ._docstrings import (
     CLASS_WEIGHT,
     CLASSIFIER_COEF,
     FIT_ATTRIBUTES,
+    NORMALIZE_Y,
     REGRESSOR_COEF,
     TRAINING_PARAMETERS,
 )
@@ -56,6 +57,16 @@ class _FTRL:
             alpha, beta, l1, l2 = new
             _kernels.weights_all(state, 1.0 / alpha, beta, l1, l2)
 
+    def _weights_assigned(self):
+        # Weights are a function of z: give each assigned weight the z that
+        # yields it, or the assignment would be undone at the coordinate's next
+        # update.
+        alpha, beta, l1, l2 = self._state_parameters
+        failed = _kernels.z_from_weights(
+            self._kernel_state(), 1.0 / alpha, beta, l1, l2
+        )
+        _raise_if_unrepresentable(failed, "beta = l2 = 0")
+
     def _run_pass(self, X, targets, row_weights, order, row_scores):
         alpha, beta, l1, l2 = self._state_parameters
         return _kernels.ftrl_pass(
@@ -68,7 +79,7 @@ class _FTRL:
             self._kernel_state(),
             row_scores,
             LOSS_CODES[self.loss],
-            float(getattr(self, "epsilon", 0.0)),
+            self._loss_epsilon(),
             1.0 / alpha,
             beta,
             l1,
@@ -188,6 +199,8 @@ class FTRLClassifier(
         max_iter=1000,
         tol=1e-3,
         n_iter_no_change=5,
+        early_stopping=False,
+        validation_fraction=0.1,
         shuffle=True,
         random_state=None,
         warm_start=False,
@@ -203,6 +216,8 @@ class FTRLClassifier(
         self.max_iter = max_iter
         self.tol = tol
         self.n_iter_no_change = n_iter_no_change
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
         self.shuffle = shuffle
         self.random_state = random_state
         self.warm_start = warm_start
@@ -226,6 +241,7 @@ default="squared_error"
     epsilon : float, default=0.1
         Width of the ``"huber"`` quadratic zone and of the ``"epsilon_insensitive"``
         dead zone.
+    {NORMALIZE_Y}
     {_FTRL_PARAMETERS}
 
     Attributes
@@ -269,6 +285,7 @@ default="squared_error"
         loss="squared_error",
         *,
         epsilon=0.1,
+        normalize_y=True,
         alpha=0.1,
         beta=0.1,
         l1=0.0,
@@ -277,6 +294,8 @@ default="squared_error"
         max_iter=1000,
         tol=1e-3,
         n_iter_no_change=5,
+        early_stopping=False,
+        validation_fraction=0.1,
         shuffle=True,
         random_state=None,
         warm_start=False,
@@ -284,6 +303,7 @@ default="squared_error"
     ):
         self.loss = loss
         self.epsilon = epsilon
+        self.normalize_y = normalize_y
         self.alpha = alpha
         self.beta = beta
         self.l1 = l1
@@ -292,6 +312,8 @@ default="squared_error"
         self.max_iter = max_iter
         self.tol = tol
         self.n_iter_no_change = n_iter_no_change
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
         self.shuffle = shuffle
         self.random_state = random_state
         self.warm_start = warm_start

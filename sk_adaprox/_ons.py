@@ -16,6 +16,7 @@ from ._docstrings import (
     CLASS_WEIGHT,
     CLASSIFIER_COEF,
     FIT_ATTRIBUTES,
+    NORMALIZE_Y,
     REGRESSOR_COEF,
     TRAINING_PARAMETERS,
 )
@@ -185,7 +186,7 @@ class _ONS:
         matrix, _, gamma, eps, radius = self._state_parameters
         rows = (X.data, X.indices, X.indptr, targets, row_weights, order)
         state = self._kernel_state()
-        loss = (LOSS_CODES[self.loss], float(getattr(self, "epsilon", 0.0)))
+        loss = (LOSS_CODES[self.loss], self._loss_epsilon())
         fit_intercept = bool(self.fit_intercept)
         if matrix == "full":
             return _kernels.full_pass(
@@ -376,6 +377,8 @@ class ONSClassifier(
         max_iter=1000,
         tol=1e-3,
         n_iter_no_change=5,
+        early_stopping=False,
+        validation_fraction=0.1,
         shuffle=True,
         random_state=None,
         warm_start=False,
@@ -393,6 +396,8 @@ class ONSClassifier(
         self.max_iter = max_iter
         self.tol = tol
         self.n_iter_no_change = n_iter_no_change
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
         self.shuffle = shuffle
         self.random_state = random_state
         self.warm_start = warm_start
@@ -419,6 +424,7 @@ default="squared_error"
     epsilon : float, default=0.1
         Width of the ``"huber"`` quadratic zone and of the ``"epsilon_insensitive"``
         dead zone (not A's initial scale, which is ``eps``).
+    {NORMALIZE_Y}
     {_ONS_PARAMETERS}
 
     Attributes
@@ -462,6 +468,7 @@ default="squared_error"
         loss="squared_error",
         *,
         epsilon=0.1,
+        normalize_y=True,
         matrix="full",
         gamma=0.1,
         eps=100.0,
@@ -472,6 +479,8 @@ default="squared_error"
         max_iter=1000,
         tol=1e-3,
         n_iter_no_change=5,
+        early_stopping=False,
+        validation_fraction=0.1,
         shuffle=True,
         random_state=None,
         warm_start=False,
@@ -479,6 +488,7 @@ default="squared_error"
     ):
         self.loss = loss
         self.epsilon = epsilon
+        self.normalize_y = normalize_y
         self.matrix = matrix
         self.gamma = gamma
         self.eps = eps
@@ -489,6 +499,8 @@ default="squared_error"
         self.max_iter = max_iter
         self.tol = tol
         self.n_iter_no_change = n_iter_no_change
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
         self.shuffle = shuffle
         self.random_state = random_state
         self.warm_start = warm_start

@@ -1,9 +1,16 @@
-"""Regression plumbing shared by every sk_adaprox regressor (one output, real y)."""
+"""Regression plumbing shared by every sk_adaprox regressor (one output, real y).
+
+With ``normalize_y`` (the default) a regressor learns the standardized target
+``(y - target_offset_) / target_scale_``, with the offset and scale measured on the
+first call's targets, so that the steps of every algorithm, its ``tol`` and its
+default parameters mean the same whatever the target's units; ``coef_``,
+``intercept_`` and the predictions are mapped back to the target's units.
+"""
 
 from numbers import Real
 
+import numpy as np
 from sklearn.base import _fit_context
-from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ._base import unchanged_on_error
@@ -22,6 +29,7 @@ class OnlineRegressorMixin:
     _parameter_constraints: dict = {
         "loss": [StrOptions(set(REGRESSION_LOSSES))],
         "epsilon": [Interval(Real, 0, None, closed="left")],
+        "normalize_y": ["boolean"],
     }
 
     @staticmethod
@@ -29,7 +37,7 @@ class OnlineRegressorMixin:
         return (n_features,)
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, coef_init=None, intercept_init=None, sample_weight=None):
         """Fit the model with up to ``max_iter`` passes over the training data.
 
         Parameters
@@ -39,6 +47,13 @@ class OnlineRegressorMixin:
             indices) is used without a copy; other input is converted to CSR once.
         y : array-like of shape (n_samples,)
             Target values.
+        coef_init : array-like of shape (n_features,), default=None
+            The weights training starts from (instead of zeros), as SGD's
+            ``coef_init``; with ``warm_start``, they replace the fitted ones.
+            Where the weights are a function of accumulated gradients (FTRL's
+            z, dual averaging's u), those are set to give these weights.
+        intercept_init : array-like of shape (1,), default=None
+            The intercepts training starts from.
         sample_weight : array-like of shape (n_samples,), default=None
             Weight of each row; it multiplies the row's gradient.
 
@@ -54,18 +69,19 @@ class OnlineRegressorMixin:
             )
             if keep_state:
                 self._check_warm_start(X.shape[1], 1)
+                units = self._target_units()
             else:
                 self._check_state_size(X.shape[1], 1)
+                units = self._measured_target_units(y, sample_weight)
+            targets = _standardized(y, units)
+            plan = self._plan_passes(X, targets, sample_weight, stratify=False)
+            initial_weights = self._checked_initial_weights(
+                coef_init, intercept_init, X.shape[1], 1
+            )
         if not keep_state:
             self._start_training(X.shape[1], 1)
-        rng = check_random_state(self.random_state) if self.shuffle else None
-        self._run_passes(
-            X,
-            y.astype(float, copy=True),
-            sample_weight,
-            max_passes=self.max_iter,
-            rng=rng,
-        )
+            self.target_offset_, self.target_scale_ = units
+        self._fit_passes(X, targets, sample_weight, plan, initial_weights)
         return self
 
     def partial_fit(self, X, y, sample_weight=None):
@@ -104,9 +120,11 @@ class OnlineRegressorMixin:
             )
             if first_call:
                 self._check_state_size(X.shape[1], 1)
+                units = self._measured_target_units(y, sample_weight)
         if first_call:
             self._start_training(X.shape[1], 1)
-        return X, y.astype(float, copy=True), sample_weight
+            self.target_offset_, self.target_scale_ = units
+        return X, _standardized(y, self._target_units()), sample_weight
 
     def _streamed_batch(self, X, y, classes, sample_weight):
         """``(X, y, row_weights)`` for a fitted model's batch that passes the
@@ -119,11 +137,53 @@ class OnlineRegressorMixin:
         if batch is None:
             return None
         X, y, sample_weight = batch
-        return X, y.astype(float, copy=True), sample_weight
+        return X, _standardized(y, self._target_units()), sample_weight
 
-    @staticmethod
-    def _predictions_from_scores(scores, method):
-        return scores[:, 0]  # method is "predict", the one a regressor has
+    # -- target units -------------------------------------------------------------
+
+    def _measured_target_units(self, y, sample_weight):
+        """``(offset, scale)`` for a new model: the weighted mean and standard
+        deviation of y with ``normalize_y`` (scale 1 where y is constant), else
+        ``(0, 1)``."""
+        if not self.normalize_y or not sample_weight.sum() > 0:
+            return 0.0, 1.0
+        offset = float(np.average(y, weights=sample_weight))
+        with np.errstate(over="ignore"):
+            scale = float(np.sqrt(np.average((y - offset) ** 2, weights=sample_weight)))
+        if not (np.isfinite(scale) and scale > 0.0):
+            scale = 1.0
+        return offset, scale
+
+    def _target_units(self):
+        """The fitted ``(target_offset_, target_scale_)``; ``(0, 1)`` for a model
+        pickled before they existed."""
+        attributes = vars(self)
+        return attributes.get("target_offset_", 0.0), attributes.get(
+            "target_scale_", 1.0
+        )
+
+    def _loss_epsilon(self):
+        return float(self.epsilon) / self._target_units()[1]
+
+    def _output_scores(self, scores):
+        offset, scale = self._target_units()
+        if offset == 0.0 and scale == 1.0:
+            return scores
+        return scores * scale + offset
+
+    def _weights_out(self, weights, intercept):
+        offset, scale = self._target_units()
+        if offset == 0.0 and scale == 1.0:
+            return weights
+        return weights * scale + offset if intercept else weights * scale
+
+    def _weights_in(self, value, intercept):
+        offset, scale = self._target_units()
+        return (value - offset) / scale if intercept else value / scale
+
+    def _predictions_from_scores(self, scores, method):
+        # method is "predict", the one a regressor has
+        return self._output_scores(scores)[:, 0]
 
     def predict(self, X):
         """Predict with the linear model: ``X @ coef_ + intercept_``.
@@ -140,3 +200,10 @@ class OnlineRegressorMixin:
         """
         self._check_fitted()
         return self._linear_scores(X)[:, 0]
+
+
+def _standardized(y, units):
+    """Kernel targets: ``(y - offset) / scale`` as a new float64 array (y itself,
+    copied, for ``(0, 1)``)."""
+    offset, scale = units
+    return (np.asarray(y, dtype=np.float64) - offset) / scale

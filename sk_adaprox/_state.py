@@ -15,6 +15,11 @@ lazily, reading any of them first brings every weight up to the current round.
 Assigning an accumulator (``model.z_ = ...``) recomputes what depends on it, such as
 FTRL's weights; writing into one in place does not.
 
+A regressor that learns a standardized target (``normalize_y``) serves ``coef_``
+and ``intercept_`` in the target's units: computed from the weight slot when read
+(the estimator's ``_weights_out``), and mapped back when assigned
+(``_weights_in``).
+
 ``sparsify()`` replaces the state by the weights alone (``_served_coef``, a CSR
 matrix, and ``_served_intercept``): ``coef_`` and ``intercept_`` then return those,
 and the accumulators are gone.
@@ -70,6 +75,8 @@ class StateSlot:
             raise AttributeError(
                 f"{type(estimator).__name__!r} object has no attribute {self.name!r}"
             )
+        if self.slot == WEIGHT:
+            return estimator._weights_out(view, self.intercept)
         return view
 
     def __set__(self, estimator, value):
@@ -91,6 +98,8 @@ class StateSlot:
                 f"shape {value.shape}. Refit to change the number of features or "
                 "classes."
             )
+        if self.slot == WEIGHT:
+            value = estimator._weights_in(value, self.intercept)
         view[...] = value
         if self.slot != WEIGHT:
             estimator._accumulators_assigned()
@@ -102,7 +111,7 @@ class StateSlot:
         if self.slot != WEIGHT or not _is_sparsified(estimator):
             return None
         name = "_served_intercept" if self.intercept else "_served_coef"
-        return vars(estimator)[name]
+        return estimator._weights_out(vars(estimator)[name], self.intercept)
 
     def _view(self, estimator):
         state = vars(estimator).get("_state")

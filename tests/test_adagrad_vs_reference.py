@@ -98,6 +98,7 @@ def test_regressor_matches_reference(loss, update, regularization, fit_intercept
     l1, l2 = REGULARIZATION[regularization]
     params = dict(loss=loss, update=update, eta=0.2, delta=0.01, l1=l1, l2=l2)
     reg = AdaGradRegressor(
+        normalize_y=False,
         **params,
         epsilon=0.25,
         fit_intercept=fit_intercept,
@@ -377,7 +378,7 @@ def test_training_continues_exactly_after_a_rejected_row():
     bad = X.copy()[:1]
     bad[0, 1:4] = [1e200, 2.0, -1.0]
     params = dict(loss="squared_error", eta=0.3, delta=0.1, l1=0.01, l2=0.02)
-    reg = AdaGradRegressor(**params).partial_fit(X[:20], y[:20])
+    reg = AdaGradRegressor(normalize_y=False, **params).partial_fit(X[:20], y[:20])
     with pytest.raises(ValueError, match="diverged at row 0"):
         reg.partial_fit(bad, [1e200])
     reg.partial_fit(X[20:], y[20:])

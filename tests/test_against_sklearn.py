@@ -34,7 +34,9 @@ def test_constant_rate_limit_equals_sgd_regressor():
     X, y = make_regression(300, 10, noise=1.0, random_state=0)
     y /= y.std()
     common = dict(loss="squared_error", shuffle=False, max_iter=2, tol=None)
-    ours = AdaGradRegressor(eta=RATE * DELTA, delta=DELTA, **common).fit(X, y)
+    ours = AdaGradRegressor(
+        normalize_y=False, eta=RATE * DELTA, delta=DELTA, **common
+    ).fit(X, y)
     theirs = SGDRegressor(
         penalty=None, learning_rate="constant", eta0=RATE, **common
     ).fit(X, y)

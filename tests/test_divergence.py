@@ -75,7 +75,15 @@ def test_nonfinite_score_stops_before_the_row(algorithm):
     # l1 alone keeps |w| near the step size (l2 would shrink it); for AdaGrad's
     # mirror descent it also exercises the lazy path.
     params = _params(algorithm, 1e10, 0.0, loss="squared_error", l1=1e-3, l2=0.0)
-    reg = make(algorithm, "regressor", **params, shuffle=False, max_iter=1, tol=None)
+    reg = make(
+        algorithm,
+        "regressor",
+        normalize_y=False,
+        **params,
+        shuffle=False,
+        max_iter=1,
+        tol=None,
+    )
     step = ALGORITHMS[algorithm].step_size
     with pytest.raises(ValueError, match=rf"diverged at row 2 .*score.*smaller {step}"):
         reg.fit(X_OVERFLOWING_SCORE, y)
@@ -97,7 +105,9 @@ def test_nonfinite_update_is_not_applied(algorithm):
     # y = 1e200: the score is 0 but the squared gradient overflows.
     X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
     y = np.array([1.0, -1.0, 1e200])
-    reg = make(algorithm, "regressor", shuffle=False, max_iter=1, tol=None)
+    reg = make(
+        algorithm, "regressor", normalize_y=False, shuffle=False, max_iter=1, tol=None
+    )
     reg.fit(X[:2], y[:2])
     before = {name: np.copy(value) for name, value in state_of(reg).items()}
     with pytest.raises(ValueError, match=r"diverged at row 0 .*update is not finite"):
@@ -118,7 +128,15 @@ def test_ftrl_overflowing_sigma_is_not_applied():
     X = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [1.0, 1.0, 1.0], [1.0, 0.0, 0.0]])
     y = np.array([1.0, -1.0, 1e9, 0.5])
     params = dict(loss="squared_error", alpha=1e-300, beta=1.0, l1=0.0, l2=0.0)
-    reg = make("ftrl", "regressor", **params, shuffle=False, max_iter=1, tol=None)
+    reg = make(
+        "ftrl",
+        "regressor",
+        normalize_y=False,
+        **params,
+        shuffle=False,
+        max_iter=1,
+        tol=None,
+    )
     with pytest.raises(
         ValueError, match=r"diverged at row 2 .*update is not finite.*alpha"
     ):
@@ -129,7 +147,15 @@ def test_ftrl_overflowing_sigma_is_not_applied():
         reg, _reference("ftrl", X[:2], y[:2], np.ones(2), **params)
     )
     # The same row, fed on its own after the first two, is refused the same way.
-    reg = make("ftrl", "regressor", **params, shuffle=False, max_iter=1, tol=None)
+    reg = make(
+        "ftrl",
+        "regressor",
+        normalize_y=False,
+        **params,
+        shuffle=False,
+        max_iter=1,
+        tol=None,
+    )
     reg.fit(X[:2], y[:2])
     before = {name: np.copy(value) for name, value in state_of(reg).items()}
     with pytest.raises(ValueError, match=r"diverged at row 0 .*update is not finite"):
@@ -163,7 +189,9 @@ def test_unscaled_squared_error_with_huge_step_size_raises_instead_of_nan(algori
     rng = np.random.default_rng(1)
     X = rng.normal(scale=1e150, size=(200, 5))
     y = X @ rng.normal(size=5)
-    reg = make(algorithm, "regressor", step_size=1e100, random_state=0)
+    reg = make(
+        algorithm, "regressor", normalize_y=False, step_size=1e100, random_state=0
+    )
     with pytest.raises(ValueError, match="scale the features"):
         reg.fit(X, y)
     assert _all_state_finite(reg)

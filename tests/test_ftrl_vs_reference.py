@@ -89,6 +89,7 @@ def test_regressor_matches_reference(loss, regularization, fit_intercept):
     l1, l2 = REGULARIZATION[regularization]
     params = dict(loss=loss, alpha=0.2, beta=0.1, l1=l1, l2=l2)
     reg = FTRLRegressor(
+        normalize_y=False,
         **params,
         epsilon=0.25,
         fit_intercept=fit_intercept,

@@ -31,7 +31,9 @@ def _regression(n_samples=60, n_features=5, seed=0):
 def test_full_matrix_over_budget_is_refused_before_allocating(partial):
     X = sp.random(5, 20_000, density=1e-3, format="csr", random_state=0)
     y = np.arange(5.0)
-    reg = ONSRegressor()  # A^-1 would be 3.2 GB
+    reg = ONSRegressor(
+        normalize_y=False,
+    )  # A^-1 would be 3.2 GB
     tracemalloc.start()
     try:
         with pytest.raises(ValueError, match=r"3\.2 GB.*matrix='diag'.*'sketch'"):
@@ -42,12 +44,12 @@ def test_full_matrix_over_budget_is_refused_before_allocating(partial):
     assert peak < 10e6
     assert not hasattr(reg, "n_features_in_") and not hasattr(reg, "t_")
     # Within a raised budget the same data trains; diag needs none.
-    ONSRegressor(matrix="diag").fit(X, y)
+    ONSRegressor(normalize_y=False, matrix="diag").fit(X, y)
 
 
 def test_refused_refit_leaves_the_fitted_model_as_it_was():
     X, y = _regression()
-    reg = ONSRegressor(max_matrix_bytes=1e5).fit(X, y)
+    reg = ONSRegressor(normalize_y=False, max_matrix_bytes=1e5).fit(X, y)
     coef, a_inv = reg.coef_.copy(), reg.A_inv_.copy()
     wide = np.hstack([X] * 30)  # 151^2 * 8 bytes > 1e5
     with pytest.raises(ValueError, match="max_matrix_bytes"):
@@ -61,7 +63,9 @@ def test_refused_refit_leaves_the_fitted_model_as_it_was():
 def test_sketch_budget_counts_its_rows():
     X, y = _regression(n_features=1000)
     with pytest.raises(ValueError, match="sketch"):
-        ONSRegressor(matrix="sketch", sketch_size=50, max_matrix_bytes=5e5).fit(X, y)
+        ONSRegressor(
+            normalize_y=False, matrix="sketch", sketch_size=50, max_matrix_bytes=5e5
+        ).fit(X, y)
 
 
 # -- matrices as fitted state ------------------------------------------------------
@@ -70,7 +74,7 @@ def test_sketch_budget_counts_its_rows():
 @pytest.mark.parametrize("matrix", MATRICES)
 def test_only_the_variants_matrices_exist(matrix):
     X, y = _regression()
-    reg = ONSRegressor(matrix=matrix, sketch_size=2).fit(X, y)
+    reg = ONSRegressor(normalize_y=False, matrix=matrix, sketch_size=2).fit(X, y)
     present = {name for name in ("A_inv_", "S_", "H_") if hasattr(reg, name)}
     assert (
         present == {"full": {"A_inv_"}, "diag": set(), "sketch": {"S_", "H_"}}[matrix]
@@ -80,7 +84,7 @@ def test_only_the_variants_matrices_exist(matrix):
 
 def test_changing_the_matrix_mid_stream_is_refused():
     X, y = _regression()
-    reg = ONSRegressor(matrix="full").partial_fit(X[:30], y[:30])
+    reg = ONSRegressor(normalize_y=False, matrix="full").partial_fit(X[:30], y[:30])
     before = reg.coef_.copy(), reg.A_inv_.copy(), reg.t_
     for change in (dict(matrix="diag"), dict(matrix="sketch")):
         reg.set_params(**change)
@@ -90,7 +94,9 @@ def test_changing_the_matrix_mid_stream_is_refused():
         np.testing.assert_array_equal(reg.coef_, before[0])
         np.testing.assert_array_equal(reg.A_inv_, before[1])
         assert reg.t_ == before[2]
-    sketch = ONSRegressor(matrix="sketch", sketch_size=2).partial_fit(X, y)
+    sketch = ONSRegressor(
+        normalize_y=False, matrix="sketch", sketch_size=2
+    ).partial_fit(X, y)
     sketch.set_params(sketch_size=3)
     with pytest.raises(ValueError, match="sketch_size=2"):
         sketch.partial_fit(X, y)
@@ -138,7 +144,9 @@ def test_diag_partial_fit_costs_the_rows_non_zeros():
         (np.ones(3), np.array([5, 70, 1_999_999]), np.array([0, 3])),
         shape=(1, n_features),
     )
-    reg = ONSRegressor(matrix="diag", radius=1e6).partial_fit(X, [1.0])
+    reg = ONSRegressor(normalize_y=False, matrix="diag", radius=1e6).partial_fit(
+        X, [1.0]
+    )
     reg.partial_fit(X, [1.0])  # compile the fast path
     tracemalloc.start()
     reg.partial_fit(X, [2.0])
@@ -156,7 +164,7 @@ def test_overflowing_row_stops_before_it(matrix):
     X = np.array([[1.0, 1.0, 0.0], [0.0, 0.0, 1.0], [1e300, 0.0, 0.0], [1.0, 0, 0]])
     y = np.array([1.0, 2.0, 1.0, 0.5])
     params = dict(matrix=matrix, gamma=1e-3, eps=1.0, sketch_size=2)
-    reg = ONSRegressor(**params, shuffle=False, max_iter=1, tol=None)
+    reg = ONSRegressor(normalize_y=False, **params, shuffle=False, max_iter=1, tol=None)
     with pytest.raises(ValueError, match=r"row 2 .*not finite.*larger gamma"):
         reg.fit(X, y)
     assert reg.t_ == 2
@@ -172,7 +180,7 @@ def test_overflowing_row_stops_before_it(matrix):
 @pytest.mark.parametrize("matrix", MATRICES)
 def test_nonfinite_update_is_not_applied(matrix):
     X, y = _regression()
-    reg = ONSRegressor(matrix=matrix, sketch_size=2).fit(X, y)
+    reg = ONSRegressor(normalize_y=False, matrix=matrix, sketch_size=2).fit(X, y)
     saved = pickle.dumps(reg)
     with pytest.raises(ValueError, match=r"row 1 .*update is not finite"):
         reg.partial_fit(X[:3], [0.0, 1e200, 0.0])  # the gradient squared overflows
@@ -194,9 +202,11 @@ def test_sketch_of_at_least_the_gradients_rank_equals_full(fit_intercept):
     X = rng.normal(size=(300, 4)) @ rng.normal(size=(4, 20))
     y = X @ rng.normal(size=20) + 0.1 * rng.normal(size=300)
     params = dict(max_iter=1, tol=None, shuffle=False, fit_intercept=fit_intercept)
-    full = ONSRegressor(**params).fit(X, y)
+    full = ONSRegressor(normalize_y=False, **params).fit(X, y)
     rank = 4 + int(fit_intercept)  # of the gradients c [x, 1] (or [x, 0])
-    sketch = ONSRegressor(matrix="sketch", sketch_size=rank, **params).fit(X, y)
+    sketch = ONSRegressor(
+        normalize_y=False, matrix="sketch", sketch_size=rank, **params
+    ).fit(X, y)
     scale = np.abs(full.coef_).max()
     np.testing.assert_allclose(sketch.coef_, full.coef_, rtol=1e-8, atol=1e-8 * scale)
     np.testing.assert_allclose(sketch.intercept_, full.intercept_, atol=1e-8 * scale)
@@ -206,7 +216,9 @@ def test_sketch_of_at_least_the_gradients_rank_equals_full(fit_intercept):
         full.eps * np.eye(21) + S.T @ S, A, rtol=1e-8, atol=1e-8 * np.abs(A).max()
     )
     # One direction fewer than the rank, and the sketch is an approximation.
-    smaller = ONSRegressor(matrix="sketch", sketch_size=rank - 1, **params)
+    smaller = ONSRegressor(
+        normalize_y=False, matrix="sketch", sketch_size=rank - 1, **params
+    )
     smaller.fit(X, y)
     assert not np.allclose(smaller.coef_, full.coef_, rtol=1e-3, atol=1e-3 * scale)
 
@@ -216,7 +228,9 @@ def test_assigning_coef_keeps_the_diag_projection_trigger_current():
     from outside must not leave it stale (here: a model put far outside the ball
     is projected back by its next step)."""
     X, y = _regression()
-    reg = ONSRegressor(matrix="diag", radius=1.0).partial_fit(X[:30], y[:30])
+    reg = ONSRegressor(normalize_y=False, matrix="diag", radius=1.0).partial_fit(
+        X[:30], y[:30]
+    )
     reg.coef_ = np.full(5, 10.0)
     reg.partial_fit(X[30:31], y[30:31])
     norm = np.linalg.norm(np.r_[reg.coef_, reg.intercept_])

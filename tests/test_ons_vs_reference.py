@@ -157,6 +157,7 @@ def test_regressor_matches_reference(loss, matrix, fit_intercept, radius):
     X, y, sample_weight = _regression_problem()
     params = _params(matrix, radius, fit_intercept)
     reg = ONSRegressor(
+        normalize_y=False,
         loss=loss,
         epsilon=EPSILON,
         **params,
@@ -216,7 +217,13 @@ def test_dense_input_matches_reference(matrix, radius):
 
     Xr, yr, swr = _regression_problem(seed=6, dense=True)
     reg = ONSRegressor(
-        loss="huber", epsilon=EPSILON, **params, max_iter=2, tol=None, shuffle=False
+        normalize_y=False,
+        loss="huber",
+        epsilon=EPSILON,
+        **params,
+        max_iter=2,
+        tol=None,
+        shuffle=False,
     ).fit(Xr, yr, sample_weight=swr)
     expected, _ = _reference(Xr, yr, swr, 1, "huber", params, order=order)
     _assert_same_state(reg, expected, matrix, True)
@@ -268,7 +275,7 @@ def test_regressor_partial_fit_chunks_match_reference_after_every_call(
 ):
     X, y, sample_weight = _regression_problem(seed=9)
     params = _params(matrix, RADIUS, fit_intercept)
-    reg = ONSRegressor(loss="squared_error", **params)
+    reg = ONSRegressor(normalize_y=False, loss="squared_error", **params)
     expected = None
     for start, stop in CHUNKS:
         rows = slice(start, stop)
@@ -311,7 +318,9 @@ def test_class_weight_multiplies_row_weight(matrix):
 def test_unit_sample_weight_is_no_sample_weight(matrix):
     X, y, _ = _regression_problem(seed=13)
     params = _params(matrix, RADIUS, True)
-    reg = ONSRegressor(**params, max_iter=2, tol=None, random_state=0).fit(X, y)
+    reg = ONSRegressor(
+        normalize_y=False, **params, max_iter=2, tol=None, random_state=0
+    ).fit(X, y)
     order = epoch_orders(X.shape[0], 2, shuffle=True, random_state=0)
     expected, _ = _reference(
         X, y, np.ones(X.shape[0]), 1, "squared_error", params, order=order
@@ -353,7 +362,9 @@ def test_sketch_at_least_as_large_as_the_data_equals_full(sketch_size, radius):
     y = X @ np.array([1.0, -2.0, 0.5]) + 0.3 + 0.1 * rng.normal(size=40)
     params = _params("sketch", radius, True)
     params["sketch_size"] = sketch_size
-    reg = ONSRegressor(**params, max_iter=1, tol=None, shuffle=False).fit(X, y)
+    reg = ONSRegressor(
+        normalize_y=False, **params, max_iter=1, tol=None, shuffle=False
+    ).fit(X, y)
     expected, _ = _reference(X, y, np.ones(40), 1, "squared_error", params)
     assert np.all(expected["shrinks"] >= 2)
     full, _ = _reference(

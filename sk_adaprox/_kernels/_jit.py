@@ -55,13 +55,15 @@ class _KernelFunctionCache(caching.FunctionCache):
 def jit(function):
     """Compile ``function`` in nopython mode, cached on disk where that is possible.
 
-    This is ``numba.njit(cache=True, error_model="numpy")`` with the cache keyed on
-    :data:`KERNEL_SOURCES_DIGEST`. Where no cache location is writable (read-only
-    site-packages and no usable ``HOME`` or ``NUMBA_CACHE_DIR``), or with
-    ``SK_ADAPROX_NUMBA_CACHE=0``, the kernel compiles in every new process instead:
-    importing sk_adaprox must work everywhere.
+    This is ``numba.njit(cache=True, error_model="numpy", nogil=True)`` with the
+    cache keyed on :data:`KERNEL_SOURCES_DIGEST`. The GIL is released while a
+    kernel runs, so models fitted in threads (joblib's threading backend) train in
+    parallel; each call works on its own estimator's arrays. Where no cache
+    location is writable (read-only site-packages and no usable ``HOME`` or
+    ``NUMBA_CACHE_DIR``), or with ``SK_ADAPROX_NUMBA_CACHE=0``, the kernel compiles
+    in every new process instead: importing sk_adaprox must work everywhere.
     """
-    dispatcher = numba.njit(error_model="numpy")(function)
+    dispatcher = numba.njit(error_model="numpy", nogil=True)(function)
     if CACHE:
         try:
             # What Dispatcher.enable_caching() does, with our cache class.

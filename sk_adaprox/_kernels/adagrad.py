@@ -420,6 +420,38 @@ def da_weights_all(state, t, eta, delta, l1, l2):
 
 
 @jit
+def da_sum_grad_from_weights(state, t, eta, delta, l1, l2):
+    """Make every coordinate's u give the weight in its ``WEIGHT`` slot (which was
+    assigned) after ``t`` rounds: ``u = -sign(w) (|w| (H + eta t l2) / eta + t l1)``,
+    the inverse of :func:`da_weight`, and u clipped into ``[-t l1, t l1]`` where
+    w = 0. A coordinate whose weight already is its u's is left alone. Return how
+    many non-zero weights cannot be represented (a zero denominator); those get
+    their u's weight back."""
+    n_features = state.shape[0] - 1
+    unrepresentable = 0
+    for j in range(n_features + 1):
+        l1_j = l1 if j < n_features else 0.0
+        l2_j = l2 if j < n_features else 0.0
+        for k in range(state.shape[2]):
+            w = state[j, WEIGHT, k]
+            u = state[j, SUM_GRAD, k]
+            sum_sq = state[j, SUM_SQ_GRAD, k]
+            if da_weight(u, sum_sq, t, eta, delta, l1_j, l2_j) == w:
+                continue
+            if w == 0.0:
+                state[j, SUM_GRAD, k] = max(-t * l1_j, min(t * l1_j, u))
+                continue
+            denominator = _adaptive_scale(delta, sum_sq) + eta * t * l2_j
+            if denominator == 0.0:
+                unrepresentable += 1
+                state[j, WEIGHT, k] = da_weight(u, sum_sq, t, eta, delta, l1_j, l2_j)
+                continue
+            magnitude = abs(w) * denominator / eta + t * l1_j
+            state[j, SUM_GRAD, k] = -math.copysign(magnitude, w)
+    return unrepresentable
+
+
+@jit
 def _da_row_update(
     data, indices, start, end, scaled_dloss, state, t, eta, delta, l1, l2, dry_run
 ):

@@ -3,6 +3,8 @@ derivatives of a row and the bound that decides when a row needs a dry run."""
 
 import math
 
+import numpy as np
+
 from ._jit import jit
 
 # Loss codes (ALGORITHMS.md, "Losses"). _losses.py maps names to these.
@@ -84,6 +86,19 @@ def row_derivatives(loss, epsilon, target, scores, row_weight, out_scaled_dloss)
         out_scaled_dloss[k] = row_weight * slope
         row_loss += value
     return row_loss
+
+
+@jit
+def weighted_loss_sum(loss, epsilon, targets, scores, row_weights):
+    """Sum over rows of ``row_weights[i]`` times row i's loss (summed over outputs)
+    at ``scores[i]``: the held-out loss that early stopping monitors."""
+    slopes = np.empty(scores.shape[1])
+    total = 0.0
+    for i in range(scores.shape[0]):
+        total += row_weights[i] * row_derivatives(
+            loss, epsilon, targets[i], scores[i], 1.0, slopes
+        )
+    return total
 
 
 @jit

@@ -70,6 +70,36 @@ def weights_all(state, inverse_alpha, beta, l1, l2):
 
 
 @jit
+def z_from_weights(state, inverse_alpha, beta, l1, l2):
+    """Make every coordinate's z give the weight in its ``WEIGHT`` slot (which was
+    assigned): ``z = -sign(w) (|w| D + l1)`` with D the denominator of
+    :func:`weight`, and z clipped into ``[-l1, l1]`` where w = 0. A coordinate
+    whose weight already is its z's is left alone. Return how many non-zero
+    weights cannot be represented (D = 0); those get their z's weight back."""
+    n_features = state.shape[0] - 1
+    unrepresentable = 0
+    for j in range(n_features + 1):
+        l1_j = l1 if j < n_features else 0.0
+        l2_j = l2 if j < n_features else 0.0
+        for k in range(state.shape[2]):
+            w = state[j, WEIGHT, k]
+            z = state[j, Z, k]
+            n = state[j, N, k]
+            if weight(z, n, inverse_alpha, beta, l1_j, l2_j) == w:
+                continue
+            if w == 0.0:
+                state[j, Z, k] = max(-l1_j, min(l1_j, z))
+                continue
+            denominator = (beta + math.sqrt(n)) * inverse_alpha + l2_j
+            if denominator == 0.0:
+                unrepresentable += 1
+                state[j, WEIGHT, k] = weight(z, n, inverse_alpha, beta, l1_j, l2_j)
+                continue
+            state[j, Z, k] = -math.copysign(abs(w) * denominator + l1_j, w)
+    return unrepresentable
+
+
+@jit
 def _row_update(
     data, indices, start, end, scaled_dloss, state, inverse_alpha, beta, l1, l2, dry_run
 ):

@@ -1,0 +1,89 @@
+"""coef_init / intercept_init in fit, and assigned weights that persist: where the
+weights are a function of accumulated gradients (FTRL's z, dual averaging's u),
+the accumulators are set to give them."""
+
+import numpy as np
+import pytest
+from estimators import ALGORITHMS, make
+from sklearn.datasets import make_classification, make_regression
+
+# A step size so small that a few passes hardly move the weights.
+TINY_STEP = {"eta": 1e-9, "alpha": 1e-9, "gamma": 1e9}
+
+
+def _data(kind):
+    if kind == "regressor":
+        X, y = make_regression(400, 6, noise=1.0, random_state=0)
+        return X, y / np.std(y)
+    n_classes = 3 if kind == "multiclass" else 2
+    return make_classification(
+        400, 6, n_informative=4, n_classes=n_classes, random_state=0
+    )
+
+
+@pytest.mark.parametrize("kind", ["binary", "multiclass", "regressor"])
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_training_starts_from_the_initial_weights(algorithm, kind):
+    X, y = _data(kind)
+    if algorithm == "adagrad_da":
+        with pytest.raises(ValueError, match="dual_averaging' cannot start"):
+            make(algorithm, kind).fit(X, y, intercept_init=np.zeros(3)[:1])
+        return
+    trained = make(algorithm, kind, random_state=0).fit(X, y)
+    step = TINY_STEP[ALGORITHMS[algorithm].step_size]
+    started = make(algorithm, kind, step_size=step, max_iter=2, tol=None)
+    started.fit(X, y, coef_init=trained.coef_, intercept_init=trained.intercept_)
+    np.testing.assert_allclose(started.coef_, trained.coef_, rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(started.intercept_, trained.intercept_, atol=1e-7)
+    # From zeros the same tiny steps leave a model that has learnt nothing.
+    cold = make(algorithm, kind, step_size=step, max_iter=2, tol=None).fit(X, y)
+    assert np.abs(cold.coef_).max() < 1e-3 * np.abs(trained.coef_).max()
+
+
+@pytest.mark.parametrize("l1", [0.0, 1e-3])
+@pytest.mark.parametrize(
+    "algorithm", [name for name, spec in ALGORITHMS.items() if spec.regularized]
+)
+def test_assigned_weights_are_read_back_and_survive_an_update(algorithm, l1):
+    X, y = _data("binary")
+    model = make(algorithm, "binary", l1=l1, max_iter=3, tol=None, random_state=0)
+    model.fit(X, y)
+    rng = np.random.default_rng(0)
+    coef = rng.normal(size=model.coef_.shape)
+    coef[0, 1] = 0.0
+    model.coef_ = coef
+    model.intercept_ = np.array([0.7])
+    np.testing.assert_allclose(model.coef_, coef, rtol=1e-12)
+    # A row of weight 1e-12 moves the weights by ~1e-12 at most (and by l1 times
+    # a step below 1 for one round): they keep the assigned values, not the ones
+    # their accumulators held before the assignment.
+    model.partial_fit(X[:1], y[:1], sample_weight=[1e-12])
+    np.testing.assert_allclose(model.coef_, coef, atol=l1 + 1e-9)
+    np.testing.assert_allclose(model.intercept_, [0.7], atol=1e-9)
+
+
+def test_bad_initial_weights_are_refused_and_change_nothing():
+    X, y = _data("multiclass")
+    model = make("ftrl", "multiclass", max_iter=2, tol=None).fit(X, y)
+    coef = model.coef_.copy()
+    with pytest.raises(ValueError, match=r"coef_init has shape \(6,\).*\(3, 6\)"):
+        model.fit(X, y, coef_init=np.zeros(6))
+    with pytest.raises(ValueError, match="intercept_init contains NaN"):
+        model.fit(X, y, intercept_init=[0.0, np.nan, 0.0])
+    np.testing.assert_array_equal(model.coef_, coef)
+    binary = make("adagrad_md", "binary", max_iter=1, tol=None)
+    binary.fit(*_data("binary"), coef_init=np.ones(6), intercept_init=0.5)
+    assert binary.coef_.shape == (1, 6)
+
+
+def test_a_weight_dual_averaging_cannot_give_is_refused():
+    X, y = _data("binary")
+    model = make("adagrad_da", "binary", delta=0.0, max_iter=1, tol=None)
+    model.fit(X[:, :5], y)
+    X[:, 5] = 0.0  # feature 5 never seen: G = 0, so with delta = 0 its w is 0
+    model.fit(X, y)
+    coef = model.coef_.copy()
+    coef[0, 5] = 1.0
+    with pytest.raises(ValueError, match="1 assigned non-zero weights.*delta = 0"):
+        model.coef_ = coef
+    assert model.coef_[0, 5] == 0.0
