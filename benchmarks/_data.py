@@ -116,6 +116,16 @@ def a9a_hashed(n_features=2**18):
     return hashed(X), y, hashed(X_test), y_test
 
 
+def w8a():
+    """w8a (300 sparse binary features); the file has no test split, so 25 % is
+    held out, stratified, with random_state 0."""
+    X, y = _svmlight("w8a.xz", n_features=300)
+    X, X_test, y, y_test = train_test_split(
+        X, y, test_size=0.25, stratify=y, random_state=0
+    )
+    return X, y, X_test, y_test
+
+
 def agaricus():
     """UCI Mushroom, one-hot (126 features), labels 0/1."""
     X, y = _svmlight("agaricus.txt.train.xz", n_features=126)
@@ -200,3 +210,59 @@ def synthetic_classification_standardized(n_samples=20_000, n_features=20, seed=
     X, X_test, y, y_test = train_test_split(X, y, test_size=0.25, random_state=0)
     scaler = StandardScaler().fit(X)
     return scaler.transform(X), y, scaler.transform(X_test), y_test
+
+
+def _raw_target_regression(X, y):
+    """75/25 split, X standardised on the training split, y as it is."""
+    X, X_test, y, y_test = train_test_split(X, y, test_size=0.25, random_state=0)
+    scaler = StandardScaler().fit(X)
+    return scaler.transform(X), y, scaler.transform(X_test), y_test
+
+
+def cal_housing_raw_target():
+    """California housing, X standardised, y raw (house value in dollars)."""
+    with lzma.open(DATA_DIR / "cal_housing.data.xz", "rt") as handle:
+        data = np.loadtxt(handle, delimiter=",")
+    return _raw_target_regression(data[:, :-1], data[:, -1])
+
+
+def millionsong_raw_target():
+    """Million Song subset, X standardised, y raw (the year, about 1998 +- 10)."""
+    with lzma.open(DATA_DIR / "millionsong_cs190.txt.xz", "rt") as handle:
+        data = np.loadtxt(handle, delimiter=",")
+    return _raw_target_regression(data[:, 1:], data[:, 0])
+
+
+def abalone_raw_target():
+    """UCI Abalone, X standardised, y raw (rings)."""
+    X, y = _svmlight("abalone_scale.xz", n_features=8)
+    return _raw_target_regression(X.toarray(), y)
+
+
+def scaledata_tfidf():
+    """Pang & Lee scale data v1.0: each review's text (subj.*) against its
+    rating in [0, 1]; tf-idf of the training split's vocabulary, 75/25 split."""
+    texts, ratings = {}, {}
+    with tarfile.open(DATA_DIR / "scaledata.tar.xz", "r:xz") as archive:
+        for member in archive:
+            if not member.isfile():
+                continue
+            kind, author = member.name.split("/")[-1].split(".", 1)
+            if kind in ("subj", "rating"):
+                lines = archive.extractfile(member).read().decode("latin-1")
+                (texts if kind == "subj" else ratings)[author] = lines.splitlines()
+    documents = [line for author in sorted(texts) for line in texts[author]]
+    y = np.array([float(v) for author in sorted(texts) for v in ratings[author]])
+    train, test, y, y_test = train_test_split(
+        documents, y, test_size=0.25, random_state=0
+    )
+    vectorizer = TfidfVectorizer(sublinear_tf=True)
+    return vectorizer.fit_transform(train), y, vectorizer.transform(test), y_test
+
+
+def make_regression_raw_target():
+    """sklearn's make_regression(20000, 50, noise=10): target std about 200."""
+    from sklearn.datasets import make_regression
+
+    X, y = make_regression(20000, 50, n_informative=20, noise=10.0, random_state=0)
+    return _raw_target_regression(X, y)

@@ -10,6 +10,8 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from ._base import OnlineLinearModel, _raise_if_unrepresentable
 from ._classification import OnlineClassifierMixin
 from ._docstrings import (
+    AUTO_ATTRIBUTES,
+    AUTO_NOTE,
     CLASS_WEIGHT,
     CLASSIFIER_COEF,
     FIT_ATTRIBUTES,
@@ -33,13 +35,18 @@ class _AdaGrad:
     """
 
     _parameter_constraints: dict = {
-        "l1": [Interval(Real, 0, None, closed="left")],
+        "l1": [Interval(Real, 0, None, closed="left"), StrOptions({"auto"})],
         "l2": [Interval(Real, 0, None, closed="left")],
-        "update": [StrOptions({"mirror_descent", "dual_averaging"})],
-        "eta": [Interval(Real, 0, None, closed="neither")],
+        "update": [StrOptions({"mirror_descent", "dual_averaging", "auto"})],
+        "eta": [Interval(Real, 0, None, closed="neither"), StrOptions({"auto"})],
         "delta": [Interval(Real, 0, None, closed="left")],
     }
     _step_size_name = "eta"
+    _auto_grids = {
+        "update": ("mirror_descent", "dual_averaging"),
+        "eta": (0.03, 0.1, 0.3, 1.0),
+        "l1": (0.0, 1e-6, 1e-5, 1e-4),
+    }
 
     sum_sq_grad_ = StateSlot(_kernels.SUM_SQ_GRAD)
     intercept_sum_sq_grad_ = StateSlot(_kernels.SUM_SQ_GRAD, intercept=True)
@@ -51,20 +58,20 @@ class _AdaGrad:
     def _n_state_slots(self):
         # WEIGHT and SUM_SQ_GRAD; dual averaging adds SUM_GRAD, and mirror descent
         # with l1 or l2 its lazy bookkeeping (LAST_ROUND, IDLE_DECAY).
-        if self.update == "dual_averaging":
+        if self._param("update") == "dual_averaging":
             return 3
-        return 4 if self.l1 > 0 or self.l2 > 0 else 2
+        return 4 if self._param("l1") > 0 or self.l2 > 0 else 2
 
     def _state_rule(self):
         parameters = vars(self).get("_state_parameters")
-        return self.update if parameters is None else parameters[0]
+        return self._param("update") if parameters is None else parameters[0]
 
     def _weight_parameters(self):
         return (
-            self.update,
-            float(self.eta),
+            self._param("update"),
+            float(self._param("eta")),
             float(self.delta),
-            float(self.l1),
+            float(self._param("l1")),
             float(self.l2),
         )
 
@@ -103,6 +110,7 @@ class _AdaGrad:
             _kernels.md_start_lazy(state, self.t_, eta, delta, l1, l2)
 
     def _check_can_start_from_weights(self):
+        super()._check_can_start_from_weights()
         if self.update == "dual_averaging":
             raise ValueError(
                 "update='dual_averaging' cannot start from coef_init or "
@@ -156,25 +164,29 @@ class _AdaGrad:
         return _kernels.md_pass(*rows, state, row_scores, *hyper)
 
 
-_ADAGRAD_PARAMETERS = f"""update : {{"mirror_descent", "dual_averaging"}}, \
+_ADAGRAD_PARAMETERS = f"""update : {{"mirror_descent", "dual_averaging", "auto"}}, \
 default="mirror_descent"
         ``"mirror_descent"`` is composite mirror descent (the weights move by an
         adaptive gradient step, then an L1/L2 proximal step). ``"dual_averaging"``
         keeps the sum of past gradients and derives the weights from it; with ``l1``
-        it gives much sparser models.
-    eta : float, default=0.1
+        it gives much sparser models. ``"auto"`` tries both (see below).
+    eta : float or "auto", default=0.1
         Learning rate, > 0. A coordinate's step is ``eta * g / (delta + sqrt(G))``
         with G the sum of its squared gradients, so a coordinate moves by at most
-        ``eta`` per round and rarely seen features keep large steps.
+        ``eta`` per round and rarely seen features keep large steps. ``"auto"``
+        tries 0.03, 0.1, 0.3 and 1.
     delta : float, default=0.1
         Added to ``sqrt(G)``, >= 0; damps the first steps of each coordinate.
         The defaults ``eta=0.1, delta=0.1`` were chosen on tf-idf text, one-hot and
         standardised dense data (docs/adagrad.md, "Choosing the defaults").
-    l1 : float, default=0.0
+    l1 : float or "auto", default=0.0
         L1 regularisation strength, >= 0. It weighs the *mean* training loss, like
-        ``alpha`` in SGDClassifier: each round applies ``l1 * |w|``.
+        ``alpha`` in SGDClassifier: each round applies ``l1 * |w|``. ``"auto"``
+        tries 0, 1e-6, 1e-5 and 1e-4.
     l2 : float, default=0.0
         L2 regularisation strength, >= 0, applied as ``l2 / 2 * ||w||^2`` per round.
+
+        {AUTO_NOTE}
     {TRAINING_PARAMETERS}"""
 
 _ADAGRAD_ATTRIBUTES = f"""intercept_sum_sq_grad_ : ndarray of shape (n_outputs,)
@@ -183,6 +195,7 @@ _ADAGRAD_ATTRIBUTES = f"""intercept_sum_sq_grad_ : ndarray of shape (n_outputs,)
         Sum of gradients u of each coordinate (``update="dual_averaging"`` only).
     intercept_sum_grad_ : ndarray of shape (n_outputs,)
         Sum of intercept gradients (``update="dual_averaging"`` only).
+    {AUTO_ATTRIBUTES}
     {FIT_ATTRIBUTES}"""
 
 

@@ -14,6 +14,7 @@ An estimator is assembled from three pieces:
 """
 
 import contextlib
+import itertools
 import time
 import warnings
 from numbers import Integral, Real
@@ -150,10 +151,13 @@ class OnlineLinearModel(BaseEstimator):
         """Raise ValueError if the state for this shape would be too large; called
         while validating, before anything is allocated."""
 
-    def _start_training(self, n_features, n_outputs):
-        """Allocate fresh state and restart the round count."""
-        for name in ("_served_coef", "_served_intercept"):
+    def _start_training(self, n_features, n_outputs, chosen=None):
+        """Allocate fresh state and restart the round count; ``chosen`` gives the
+        values of the parameters set to ``"auto"`` (see :meth:`_param`)."""
+        for name in ("_served_coef", "_served_intercept", "_chosen"):
             vars(self).pop(name, None)
+        if chosen is not None:
+            self._chosen = chosen
         self._state = new_state(n_features, self._n_state_slots(), n_outputs)
         self.t_ = 0
         self._state_parameters = None  # the first pass adopts the parameters
@@ -411,6 +415,68 @@ class OnlineLinearModel(BaseEstimator):
             self._served_coef = coef.toarray().reshape(shape)
         return self
 
+    # -- choosing parameters inside the first pass -----------------------------------
+
+    # {parameter: candidate values} of the parameters that accept "auto".
+    _auto_grids: dict = {}
+
+    def _param(self, name):
+        """Parameter ``name``, or the value chosen for it where it is ``"auto"``
+        (the grid's first value before any choice)."""
+        value = getattr(self, name)
+        if isinstance(value, str) and value == "auto":
+            chosen = vars(self).get("_chosen")
+            return chosen[name] if chosen else self._auto_grids[name][0]
+        return value
+
+    def _candidates(self):
+        """The settings a new model's first pass tries, as dicts: the product of
+        the grids of the parameters set to ``"auto"``; None if there are none."""
+        names = [
+            name
+            for name in self._auto_grids
+            if isinstance(getattr(self, name), str) and getattr(self, name) == "auto"
+        ]
+        if not names:
+            return None
+        grids = [self._auto_grids[name] for name in names]
+        products = itertools.product(*grids)
+        return [dict(zip(names, values, strict=True)) for values in products]
+
+    def _choose_in_first_pass(self, X, targets, row_weights, order, row_scores):
+        """A new model's first pass when parameters are ``"auto"``: one pass per
+        candidate setting over the same rows in the same order, each from a new
+        state; the candidate of lowest progressive loss (each row's loss before
+        the model learned from it) is kept. Returns the kept pass's
+        ``(loss_sum, rows_done, status)``; a candidate that diverges is out."""
+        n_features, n_outputs = self._state.shape[0] - 1, self._state.shape[2]
+        candidates = self._candidates()
+        losses = np.full(len(candidates), np.inf)
+        best = None
+        for index, candidate in enumerate(candidates):
+            self._start_training(n_features, n_outputs, chosen=candidate)
+            self._sync_parameters()
+            loss_sum, rows_done, status = self._run_pass(
+                X, targets, row_weights, order, row_scores
+            )
+            if status != STATUS_OK:
+                failure = (loss_sum, rows_done, status)
+                continue
+            losses[index] = loss_sum
+            if best is None or loss_sum < best[1]:
+                kept_scores = row_scores.copy()
+                best = (self._training_snapshot(), loss_sum, rows_done, kept_scores)
+        weight_total = float(row_weights[order].sum()) * n_outputs
+        if best is None:
+            return failure  # every candidate diverged: report the last one's row
+        snapshot, loss_sum, rows_done, kept_scores = best
+        self._restore_snapshot(snapshot)
+        row_scores[...] = kept_scores
+        self.chosen_params_ = dict(self._chosen)
+        self.candidate_params_ = candidates
+        self.candidate_losses_ = losses / weight_total if weight_total > 0 else losses
+        return loss_sum, rows_done, STATUS_OK
+
     # -- the pass loop --------------------------------------------------------------
 
     def _plan_passes(self, X, targets, row_weights, *, stratify):
@@ -447,6 +513,11 @@ class OnlineLinearModel(BaseEstimator):
 
     def _check_can_start_from_weights(self):
         """Raise ValueError if this algorithm cannot start from given weights."""
+        if self._candidates():
+            raise ValueError(
+                "coef_init and intercept_init cannot be combined with parameters "
+                "set to 'auto': each candidate setting starts from zero weights."
+            )
 
     def _checked_initial_weights(
         self, coef_init, intercept_init, n_features, n_outputs
@@ -566,9 +637,14 @@ class OnlineLinearModel(BaseEstimator):
             else:
                 order = rng.permutation(n_rows)
             started = time.perf_counter()
-            loss_sum, rows_done, status = self._run_pass(
-                X, targets, row_weights, order, row_scores
-            )
+            if self.t_ == 0 and self._candidates():
+                loss_sum, rows_done, status = self._choose_in_first_pass(
+                    X, targets, row_weights, order, row_scores
+                )
+            else:
+                loss_sum, rows_done, status = self._run_pass(
+                    X, targets, row_weights, order, row_scores
+                )
             self.t_ += int(rows_done)
             self.n_iter_ = n_pass
             if status != STATUS_OK:

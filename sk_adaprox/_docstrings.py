@@ -92,3 +92,24 @@ FIT_ATTRIBUTES = """n_features_in_ : int
         ``argmin(validation_losses_) + 1``. None otherwise.
     t_ : int
         Number of rounds (rows) trained on so far, across all calls."""
+
+
+AUTO_ATTRIBUTES = """chosen_params_ : dict
+        Where parameters are ``"auto"``: the value chosen for each, by the lowest
+        progressive loss of the first pass.
+    candidate_params_ : list of dict
+        Where parameters are ``"auto"``: every setting the first pass tried.
+    candidate_losses_ : ndarray of shape (n_candidates,)
+        Their mean progressive losses (per row and per output, each row's loss
+        before the candidate learned from it); ``inf`` for a candidate whose
+        training diverged."""
+
+AUTO_NOTE = """Parameters set to ``"auto"`` are chosen while a new model trains: its
+        first pass (of ``fit``, or the first ``partial_fit`` batch) runs once per
+        setting in the product of their candidate values, over the same rows in
+        the same order, each from zero. Every row is scored before a candidate
+        learns from it, so the mean of those losses (the progressive loss) is an
+        honest held-out estimate. The setting with the lowest is kept
+        (``chosen_params_``), and training goes on with it alone. The first pass
+        then costs one pass per candidate; the model equals one trained with the
+        chosen values from the start."""

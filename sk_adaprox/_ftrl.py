@@ -4,11 +4,13 @@ from numbers import Real
 
 from sklearn.base import RegressorMixin
 from sklearn.linear_model._base import LinearClassifierMixin
-from sklearn.utils._param_validation import Interval
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from ._base import OnlineLinearModel, _raise_if_unrepresentable
 from ._classification import OnlineClassifierMixin
 from ._docstrings import (
+    AUTO_ATTRIBUTES,
+    AUTO_NOTE,
     CLASS_WEIGHT,
     CLASSIFIER_COEF,
     FIT_ATTRIBUTES,
@@ -31,13 +33,16 @@ class _FTRL:
     """
 
     _parameter_constraints: dict = {
-        "l1": [Interval(Real, 0, None, closed="left")],
+        "l1": [Interval(Real, 0, None, closed="left"), StrOptions({"auto"})],
         "l2": [Interval(Real, 0, None, closed="left")],
         # The kernels multiply by 1 / alpha, which must not overflow.
-        "alpha": [Interval(Real, 1e-300, None, closed="left")],
+        "alpha": [Interval(Real, 1e-300, None, closed="left"), StrOptions({"auto"})],
         "beta": [Interval(Real, 0, None, closed="left")],
     }
     _step_size_name = "alpha"
+    # l1 weighs the summed loss here: 0.1 to 10 is about 1e-5 to 1e-3 of AdaGrad's
+    # at 10,000 rows.
+    _auto_grids = {"alpha": (0.03, 0.1, 0.3, 1.0), "l1": (0.0, 0.1, 1.0, 10.0)}
 
     z_ = StateSlot(_kernels.Z)
     intercept_z_ = StateSlot(_kernels.Z, intercept=True)
@@ -48,7 +53,12 @@ class _FTRL:
         return 3  # WEIGHT, N, Z
 
     def _weight_parameters(self):
-        return (float(self.alpha), float(self.beta), float(self.l1), float(self.l2))
+        return (
+            float(self._param("alpha")),
+            float(self.beta),
+            float(self._param("l1")),
+            float(self.l2),
+        )
 
     def _adopt_parameters(self, state, old, new):
         # A new state's weights are 0 under any parameters; otherwise every weight,
@@ -88,26 +98,30 @@ class _FTRL:
         )
 
 
-_FTRL_PARAMETERS = f"""alpha : float, default=0.1
+_FTRL_PARAMETERS = f"""alpha : float or "auto", default=0.1
         Learning rate, > 0. A coordinate's weight is
         ``-(z - sign(z) * l1) / ((beta + sqrt(n)) / alpha + l2)``, so its step size is
         about ``alpha / sqrt(n)``: rarely seen features keep large steps.
+        ``"auto"`` tries 0.03, 0.1, 0.3 and 1 (see below).
     beta : float, default=0.1
         Added to ``sqrt(n)``, >= 0; damps the first steps of each coordinate.
         The defaults ``alpha=0.1, beta=0.1`` were chosen on tf-idf text, one-hot
         and hashed one-hot, and standardised dense data (docs/ftrl.md, "Choosing
         the defaults").
-    l1 : float, default=0.0
+    l1 : float or "auto", default=0.0
         L1 regularisation strength, >= 0, on the *summed* training loss, as in the
         paper and in other FTRL implementations: a weight is exactly 0 while
         ``|z| <= l1``. The same ``alpha, beta, l1, l2`` and row order give the same
         weights here as there (where those implementations regularise the bias as
         a feature, compare with ``fit_intercept=False`` and a constant column).
         AdaGrad's ``l1`` weighs the *mean* loss instead: over t rounds, FTRL's
-        ``l1`` acts roughly like AdaGrad's ``l1 / t``.
+        ``l1`` acts roughly like AdaGrad's ``l1 / t``. ``"auto"`` tries 0, 0.1, 1
+        and 10.
     l2 : float, default=0.0
         L2 regularisation strength, >= 0, on the summed training loss (adds
         ``l2`` to the denominator of every weight).
+
+        {AUTO_NOTE}
     {TRAINING_PARAMETERS}"""
 
 _FTRL_ATTRIBUTES = f"""z_ : ndarray, same shape as ``coef_``
@@ -120,6 +134,7 @@ _FTRL_ATTRIBUTES = f"""z_ : ndarray, same shape as ``coef_``
         z of the intercept.
     intercept_n_ : ndarray of shape (n_outputs,)
         n of the intercept.
+    {AUTO_ATTRIBUTES}
     {FIT_ATTRIBUTES}"""
 
 _NOTES = """Each weight is a closed form of its own ``z_`` and ``n_``, so a round
