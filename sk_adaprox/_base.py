@@ -154,14 +154,21 @@ class OnlineLinearModel(BaseEstimator):
     def _start_training(self, n_features, n_outputs, chosen=None):
         """Allocate fresh state and restart the round count; ``chosen`` gives the
         values of the parameters set to ``"auto"`` (see :meth:`_param`)."""
-        for name in ("_served_coef", "_served_intercept", "_chosen"):
+        for name in (
+            "_served_coef",
+            "_served_intercept",
+            "_chosen",
+            "chosen_params_",
+            "candidate_params_",
+            "candidate_losses_",
+        ):
             vars(self).pop(name, None)
         if chosen is not None:
             self._chosen = chosen
-        self._state = new_state(n_features, self._n_state_slots(), n_outputs)
         self.t_ = 0
         self._state_parameters = None  # the first pass adopts the parameters
         self._weights_round = 0
+        self._state = new_state(n_features, self._n_state_slots(), n_outputs)
 
     def _state_rule(self):
         """The update rule the state belongs to, for rules that differ in slots."""
@@ -426,7 +433,15 @@ class OnlineLinearModel(BaseEstimator):
         value = getattr(self, name)
         if isinstance(value, str) and value == "auto":
             chosen = vars(self).get("_chosen")
-            return chosen[name] if chosen else self._auto_grids[name][0]
+            if chosen and name in chosen:
+                return chosen[name]
+            if vars(self).get("t_", 0) > 0:
+                raise ValueError(
+                    f"{name}='auto' was set after training started; the choice is "
+                    "made in a new model's first pass. Set a value, or call fit "
+                    "(with warm_start=False) to choose anew."
+                )
+            return self._auto_grids[name][0]
         return value
 
     def _candidates(self):

@@ -137,3 +137,17 @@ def test_auto_finds_the_l1_that_rare_features_need():
     # with eta 0.3 and l1 1e-4 (the best of the grid, picked on the test set, is
     # 0.922).
     assert auto > fixed + 0.05, (auto, fixed)
+
+
+def test_auto_set_after_training_started_is_refused_and_changes_nothing():
+    X, y = _problem()
+    model = AdaGradClassifier(eta=0.3, max_iter=2, tol=None).fit(X, y)
+    coef = model.coef_.copy()
+    model.set_params(eta="auto")
+    with pytest.raises(ValueError, match="eta='auto' was set after training"):
+        model.partial_fit(X[:10], y[:10])
+    np.testing.assert_array_equal(model.coef_, coef)
+    model.fit(X, y)  # a new fit chooses
+    assert set(model.chosen_params_) == {"eta"}
+    model.set_params(eta=0.1).fit(X, y)
+    assert not hasattr(model, "chosen_params_")
