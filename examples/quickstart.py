@@ -34,7 +34,7 @@ def main():
     models = {
         "AdaGrad (defaults)": AdaGradClassifier(random_state=0),
         "AdaGrad, dual averaging + L1": AdaGradClassifier(
-            update="dual_averaging", l1=1e-4, random_state=0
+            update="dual_averaging", eta=0.1, l1=1e-4, random_state=0
         ),
         "FTRL-Proximal (defaults)": FTRLClassifier(random_state=0),
         "FTRL-Proximal + L1": FTRLClassifier(l1=1.0, random_state=0),

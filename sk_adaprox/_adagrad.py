@@ -164,22 +164,23 @@ class _AdaGrad:
         return _kernels.md_pass(*rows, state, row_scores, *hyper)
 
 
-_ADAGRAD_PARAMETERS = f"""update : {{"mirror_descent", "dual_averaging", "auto"}}, \
-default="mirror_descent"
+def _adagrad_parameters(update, eta, l1, why):
+    """The parameter section of an AdaGrad estimator with these defaults."""
+    update, eta, l1 = (f'"{v}"' if isinstance(v, str) else v for v in (update, eta, l1))
+    return f"""update : {{"mirror_descent", "dual_averaging", "auto"}}, \
+default={update}
         ``"mirror_descent"`` is composite mirror descent (the weights move by an
         adaptive gradient step, then an L1/L2 proximal step). ``"dual_averaging"``
         keeps the sum of past gradients and derives the weights from it; with ``l1``
         it gives much sparser models. ``"auto"`` tries both (see below).
-    eta : float or "auto", default=0.1
+    eta : float or "auto", default={eta}
         Learning rate, > 0. A coordinate's step is ``eta * g / (delta + sqrt(G))``
         with G the sum of its squared gradients, so a coordinate moves by at most
         ``eta`` per round and rarely seen features keep large steps. ``"auto"``
         tries 0.03, 0.1, 0.3 and 1.
     delta : float, default=0.1
         Added to ``sqrt(G)``, >= 0; damps the first steps of each coordinate.
-        The defaults ``eta=0.1, delta=0.1`` were chosen on tf-idf text, one-hot and
-        standardised dense data (docs/adagrad.md, "Choosing the defaults").
-    l1 : float or "auto", default=0.0
+    l1 : float or "auto", default={l1}
         L1 regularisation strength, >= 0. It weighs the *mean* training loss, like
         ``alpha`` in SGDClassifier: each round applies ``l1 * |w|``. ``"auto"``
         tries 0, 1e-6, 1e-5 and 1e-4.
@@ -187,7 +188,26 @@ default="mirror_descent"
         L2 regularisation strength, >= 0, applied as ``l2 / 2 * ||w||^2`` per round.
 
         {AUTO_NOTE}
+
+        {why}
     {TRAINING_PARAMETERS}"""
+
+
+_CLASSIFIER_DEFAULTS_WHY = """The defaults (dual averaging; ``eta`` and ``l1`` chosen in
+        the first pass; ``delta=0.1``) were chosen on issue 13's panel of ten
+        classification sets (benchmarks/selection_study.py, docs/training.md):
+        fitted to ``tol``, they come within 0.005 test AUC of the best of a tuned
+        grid (AdaGrad's and SGDClassifier's, picked on the test set) on every
+        set, where the former defaults (mirror descent, ``eta=0.1``, no ``l1``)
+        lost up to 0.08 on sparse rare-feature data. The first pass costs one
+        pass per candidate (16); set ``eta`` and ``l1`` to skip the choice."""
+
+_REGRESSOR_DEFAULTS_WHY = """The defaults ``eta=0.1, delta=0.1`` were chosen on tf-idf
+        text, one-hot and standardised dense data (docs/adagrad.md, "Choosing the
+        defaults"); with ``normalize_y`` they come within 0.01 R² of
+        SGDRegressor's best ``alpha`` on issue 13's regression panel
+        (benchmarks/regression_panel.py)."""
+
 
 _ADAGRAD_ATTRIBUTES = f"""intercept_sum_sq_grad_ : ndarray of shape (n_outputs,)
         Sum of squared intercept gradients.
@@ -215,7 +235,7 @@ class AdaGradClassifier(
 "squared_error"}}, default="log_loss"
         Loss on the score. ``"log_loss"`` and ``"modified_huber"`` give
         :meth:`predict_proba`.
-    {_ADAGRAD_PARAMETERS}
+    {_adagrad_parameters("dual_averaging", "auto", "auto", _CLASSIFIER_DEFAULTS_WHY)}
     {CLASS_WEIGHT}
 
     Attributes
@@ -255,10 +275,10 @@ class AdaGradClassifier(
         self,
         loss="log_loss",
         *,
-        update="mirror_descent",
-        eta=0.1,
+        update="dual_averaging",
+        eta="auto",
         delta=0.1,
-        l1=0.0,
+        l1="auto",
         l2=0.0,
         fit_intercept=True,
         max_iter=1000,
@@ -298,8 +318,8 @@ class AdaGradRegressor(
 
     Each feature's step size shrinks with the gradients it has seen, so rare features
     keep large steps. The cost of a row is proportional to its non-zeros. Like any
-    gradient method it needs features on a common scale, and a target that is
-    roughly centred (or wrap it in ``TransformedTargetRegressor``).
+    gradient method it needs features on a common scale; the target's scale and
+    offset do not matter (``normalize_y``).
 
     Parameters
     ----------
@@ -310,7 +330,7 @@ default="squared_error"
         Width of the ``"huber"`` quadratic zone and of the ``"epsilon_insensitive"``
         dead zone.
     {NORMALIZE_Y}
-    {_ADAGRAD_PARAMETERS}
+    {_adagrad_parameters("mirror_descent", 0.1, 0.0, _REGRESSOR_DEFAULTS_WHY)}
 
     Attributes
     ----------

@@ -161,6 +161,7 @@ class OnlineLinearModel(BaseEstimator):
             "chosen_params_",
             "candidate_params_",
             "candidate_losses_",
+            *_POOL_NAMES,
         ):
             vars(self).pop(name, None)
         if chosen is not None:
@@ -267,7 +268,13 @@ class OnlineLinearModel(BaseEstimator):
         self._check_training_state()
         scores = np.empty((X.shape[0], self._state.shape[2])) if record_scores else None
         self._run_passes(
-            X, targets, row_weights, max_passes=1, rng=None, row_scores=scores
+            X,
+            targets,
+            row_weights,
+            max_passes=1,
+            rng=None,
+            row_scores=scores,
+            streaming=True,
         )
         return scores
 
@@ -401,6 +408,8 @@ class OnlineLinearModel(BaseEstimator):
     def _drop_training_state(self):
         """Delete what only training needs (sparsify)."""
         del self._state
+        for name in _POOL_NAMES:
+            vars(self).pop(name, None)
 
     def densify(self):
         """Turn a sparsified model's ``coef_`` back into a dense array.
@@ -458,39 +467,89 @@ class OnlineLinearModel(BaseEstimator):
         products = itertools.product(*grids)
         return [dict(zip(names, values, strict=True)) for values in products]
 
-    def _choose_in_first_pass(self, X, targets, row_weights, order, row_scores):
-        """A new model's first pass when parameters are ``"auto"``: one pass per
-        candidate setting over the same rows in the same order, each from a new
-        state; the candidate of lowest progressive loss (each row's loss before
-        the model learned from it) is kept. Returns the kept pass's
-        ``(loss_sum, rows_done, status)``; a candidate that diverges is out."""
+    # A stream keeps every candidate until it has seen this many rows.
+    _auto_stream_rows = 1000
+
+    def _choosing(self):
+        """Whether the next pass runs the candidates: a new model with parameters
+        set to ``"auto"``, or a stream still in its first rows."""
+        return "_candidate_pool" in vars(self) or (
+            self.t_ == 0 and self._candidates() is not None
+        )
+
+    def _training_attributes(self):
+        """A candidate's private attributes, by reference: its own arrays, which
+        only its own passes write. Not ``t_``: every candidate sees the same
+        rows, and the caller counts them."""
+        return {
+            name: value
+            for name, value in vars(self).items()
+            if name.startswith("_") and name not in _POOL_NAMES
+        }
+
+    def _run_candidates(self, X, targets, row_weights, order, row_scores, final):
+        """A pass of every candidate setting over the same rows in the same order.
+
+        Each candidate continues from its own state (a new one on the first
+        pass), and adds the pass's progressive loss (each row's loss before the
+        candidate learned from it) to its total. The candidate of lowest total
+        is served. With ``final`` (``fit``'s first pass, or a stream's call that
+        reaches ``_auto_stream_rows`` rows) the choice is made and the others
+        are dropped; otherwise every candidate is kept for the next call. A
+        candidate that diverges is out. ``row_scores`` receives the scores of
+        the candidate served before this pass (the grid's first at the start),
+        so that progressive predictions never use the rows they predict. Returns
+        the served candidate's ``(loss_sum, rows_done, status)``.
+        """
         n_features, n_outputs = self._state.shape[0] - 1, self._state.shape[2]
         candidates = self._candidates()
-        losses = np.full(len(candidates), np.inf)
+        pool = vars(self).get("_candidate_pool") or [None] * len(candidates)
+        totals = vars(self).get("_candidate_totals", np.zeros(len(candidates)))
+        served = vars(self).get("_served_candidate", 0)
+        results = {}
         best = None
         for index, candidate in enumerate(candidates):
-            self._start_training(n_features, n_outputs, chosen=candidate)
-            self._sync_parameters()
-            loss_sum, rows_done, status = self._run_pass(
-                X, targets, row_weights, order, row_scores
-            )
-            if status != STATUS_OK:
-                failure = (loss_sum, rows_done, status)
+            if not np.isfinite(totals[index]):
                 continue
-            losses[index] = loss_sum
-            if best is None or loss_sum < best[1]:
-                kept_scores = row_scores.copy()
-                best = (self._training_snapshot(), loss_sum, rows_done, kept_scores)
-        weight_total = float(row_weights[order].sum()) * n_outputs
-        if best is None:
-            return failure  # every candidate diverged: report the last one's row
-        snapshot, loss_sum, rows_done, kept_scores = best
-        self._restore_snapshot(snapshot)
-        row_scores[...] = kept_scores
+            if pool[index] is None:
+                self._start_training(n_features, n_outputs, chosen=candidate)
+            else:
+                vars(self).update(pool[index])
+            self._sync_parameters()
+            scores = row_scores if index == served else row_scores.copy()
+            loss_sum, rows_done, status = self._run_pass(
+                X, targets, row_weights, order, scores
+            )
+            results[index] = (loss_sum, rows_done, status)
+            pool[index] = None
+            if status != STATUS_OK:
+                totals[index] = np.inf
+                continue
+            totals[index] += loss_sum
+            is_best = best is None or totals[index] < totals[best]
+            if is_best or not final:
+                pool[index] = self._training_attributes()
+            if is_best:
+                if final and best is not None:
+                    pool[best] = None  # a final choice keeps only the best so far
+                best = index
+        if best is None:  # every candidate diverged: report the last one's row
+            return results[max(results)]
+        weight = float(row_weights[order].sum()) * n_outputs
+        weight += vars(self).get("_candidate_weight", 0.0)
+        vars(self).update(pool[best])
         self.chosen_params_ = dict(self._chosen)
         self.candidate_params_ = candidates
-        self.candidate_losses_ = losses / weight_total if weight_total > 0 else losses
-        return loss_sum, rows_done, STATUS_OK
+        self.candidate_losses_ = totals / weight if weight > 0 else totals.copy()
+        if final:
+            for name in _POOL_NAMES:
+                vars(self).pop(name, None)
+        else:
+            self._candidate_pool = pool
+            self._candidate_totals = totals
+            self._candidate_weight = weight
+            self._served_candidate = best
+        return results[best]
 
     # -- the pass loop --------------------------------------------------------------
 
@@ -617,6 +676,7 @@ class OnlineLinearModel(BaseEstimator):
         row_scores=None,
         rows=None,
         validation=None,
+        streaming=False,
     ):
         """Run up to ``max_passes`` passes over X; set ``n_iter_`` and advance ``t_``.
 
@@ -630,7 +690,8 @@ class OnlineLinearModel(BaseEstimator):
         each pass's. A loss is the mean over rows (weighted) and over outputs, so
         that ``tol`` means the same for a 20-class one-vs-rest model as for each
         of its binary problems. With ``row_scores`` (one pass), row i's scores
-        before its update are written to ``row_scores[i]``.
+        before its update are written to ``row_scores[i]``. ``streaming`` marks a
+        ``partial_fit`` call (see :meth:`_run_candidates`).
         """
         self._check_training_state()
         self._sync_parameters()
@@ -652,9 +713,12 @@ class OnlineLinearModel(BaseEstimator):
             else:
                 order = rng.permutation(n_rows)
             started = time.perf_counter()
-            if self.t_ == 0 and self._candidates():
-                loss_sum, rows_done, status = self._choose_in_first_pass(
-                    X, targets, row_weights, order, row_scores
+            if self._choosing():
+                final = (
+                    not streaming or self.t_ + order.shape[0] >= self._auto_stream_rows
+                )
+                loss_sum, rows_done, status = self._run_candidates(
+                    X, targets, row_weights, order, row_scores, final
                 )
             else:
                 loss_sum, rows_done, status = self._run_pass(
@@ -713,6 +777,15 @@ class OnlineLinearModel(BaseEstimator):
             f"{getattr(self, step)!r}) or "
             "scale the features (StandardScaler, or MaxAbsScaler for sparse data)."
         )
+
+
+# What a stream choosing among "auto" candidates keeps between calls.
+_POOL_NAMES = (
+    "_candidate_pool",
+    "_candidate_totals",
+    "_candidate_weight",
+    "_served_candidate",
+)
 
 
 def _raise_if_unrepresentable(count, condition):

@@ -104,12 +104,14 @@ AUTO_ATTRIBUTES = """chosen_params_ : dict
         before the candidate learned from it); ``inf`` for a candidate whose
         training diverged."""
 
-AUTO_NOTE = """Parameters set to ``"auto"`` are chosen while a new model trains: its
-        first pass (of ``fit``, or the first ``partial_fit`` batch) runs once per
-        setting in the product of their candidate values, over the same rows in
-        the same order, each from zero. Every row is scored before a candidate
-        learns from it, so the mean of those losses (the progressive loss) is an
-        honest held-out estimate. The setting with the lowest is kept
-        (``chosen_params_``), and training goes on with it alone. The first pass
-        then costs one pass per candidate; the model equals one trained with the
-        chosen values from the start."""
+AUTO_NOTE = """Parameters set to ``"auto"`` are chosen while a new model trains. Every
+        setting in the product of their candidate values trains on the same rows
+        in the same order, each from zero, and adds up its progressive loss (each
+        row's loss before it learned from the row: an honest held-out estimate).
+        The setting with the lowest is served (``chosen_params_``). ``fit``
+        chooses at the end of its first pass and goes on with that setting alone,
+        so the first pass costs one pass per candidate and the model equals one
+        trained with the chosen values from the start. A ``partial_fit`` stream
+        keeps every candidate (and their memory) until it has seen 1,000 rows,
+        then keeps the best; until then progressive predictions come from the
+        candidate served before the batch."""

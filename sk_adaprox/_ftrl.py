@@ -245,8 +245,8 @@ class FTRLRegressor(OnlineRegressorMixin, RegressorMixin, _FTRL, OnlineLinearMod
     rates with exactly sparse L1 models (McMahan et al. 2013).
 
     The cost of a row is proportional to its non-zeros. Like any gradient method it
-    needs features on a common scale, and a target that is roughly centred (or wrap
-    it in ``TransformedTargetRegressor``).
+    needs features on a common scale; the target's scale and offset do not matter
+    (``normalize_y``).
 
     Parameters
     ----------

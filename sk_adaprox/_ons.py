@@ -412,8 +412,7 @@ class ONSRegressor(OnlineRegressorMixin, RegressorMixin, _ONS, OnlineLinearModel
 
     One pass of ``matrix="full"`` is close to the offline least-squares fit on
     standardized data. Like any online method it wants features on a common
-    scale and a roughly centred target of moderate scale (or wrap it in
-    ``TransformedTargetRegressor``).
+    scale; the target's scale and offset do not matter (``normalize_y``).
 
     Parameters
     ----------

@@ -285,7 +285,9 @@ def test_unregularised_ftrl_is_adagrad_mirror_descent(loss, n_classes):
     y = np.random.default_rng(11).integers(0, n_classes, X.shape[0])
     common = dict(loss=loss, max_iter=3, tol=None, random_state=3)
     ftrl = FTRLClassifier(alpha=0.4, beta=0.2, **common).fit(X, y)
-    adagrad = AdaGradClassifier(eta=0.4, delta=0.2, **common).fit(X, y)
+    adagrad = AdaGradClassifier(
+        update="mirror_descent", eta=0.4, delta=0.2, l1=0.0, **common
+    ).fit(X, y)
     np.testing.assert_allclose(ftrl.coef_, adagrad.coef_, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(ftrl.intercept_, adagrad.intercept_, rtol=1e-10)
     np.testing.assert_allclose(ftrl.n_, adagrad.sum_sq_grad_, rtol=1e-10)

@@ -484,7 +484,7 @@ def test_balanced_class_weight_rejected_by_partial_fit(algorithm):
 def test_changing_update_between_calls_is_rejected(first, other, how):
     X, y = _classification(2)
     for est, kwargs in (
-        (AdaGradClassifier(update=first, l1=0.01), {"classes": [0, 1]}),
+        (AdaGradClassifier(update=first, eta=0.1, l1=0.01), {"classes": [0, 1]}),
         (AdaGradRegressor(update=first, l1=0.01), {}),
     ):
         target = y if kwargs else y.astype(float)
