@@ -73,12 +73,14 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import SGDClassifier
 from sklearn.metrics import accuracy_score, roc_auc_score
 
-from sk_adaprox import AdaGradClassifier, FTRLClassifier
+from sk_adaprox import AdaGradClassifier, AdaGradRegressor, FTRLClassifier
 from sk_adaprox.datasets import make_rare_features
 
-# The minimal loop uses the estimator's default step size and damping.
-ETA = AdaGradClassifier().get_params()["eta"]
-DELTA = AdaGradClassifier().get_params()["delta"]
+# The minimal loop and the AdaGrad runs use AdaGradRegressor's default step size
+# and damping (the classifier's defaults before issue 13, which now chooses eta
+# and l1 in its first pass).
+ETA = AdaGradRegressor().get_params()["eta"]
+DELTA = AdaGradRegressor().get_params()["delta"]
 L1 = L2 = 1e-6  # the "regularised" AdaGrad runs
 ALPHA = FTRLClassifier().get_params()["alpha"]
 BETA = FTRLClassifier().get_params()["beta"]
@@ -318,6 +320,7 @@ def run_in_new_process(code, cache_dir, extra_path=None):
 
 
 def one_epoch(**params):
+    params = {"update": "mirror_descent", "eta": ETA, "l1": 0.0, **params}
     return AdaGradClassifier(
         loss="log_loss", max_iter=1, tol=None, shuffle=False, **params
     )

@@ -88,10 +88,12 @@ def power_law_rows(n_rows, n_features, seed=0, exponent=1.1):
 
 def contenders():
     return {
-        "md": lambda: AdaGradClassifier(),
-        "md_reg": lambda: AdaGradClassifier(**REG),
-        "da": lambda: AdaGradClassifier(update="dual_averaging"),
-        "da_reg": lambda: AdaGradClassifier(update="dual_averaging", **REG),
+        # Fixed eta (0.1, the regressor's default): the classifier's default
+        # "auto" would run 16 candidates over a stream's first 1,000 rows.
+        "md": lambda: AdaGradClassifier(update="mirror_descent", eta=0.1, l1=0.0),
+        "md_reg": lambda: AdaGradClassifier(update="mirror_descent", eta=0.1, **REG),
+        "da": lambda: AdaGradClassifier(update="dual_averaging", eta=0.1, l1=0.0),
+        "da_reg": lambda: AdaGradClassifier(update="dual_averaging", eta=0.1, **REG),
         "ftrl": lambda: FTRLClassifier(),
         "ftrl_l1": lambda: FTRLClassifier(l1=1.0),
     }

@@ -52,7 +52,9 @@ def main():
     X, y = make_rare_features(20000, 100000, random_state=0)
     contenders = {
         "AdaGradClassifier": (
-            AdaGradClassifier(max_iter=5, tol=None, random_state=0),
+            AdaGradClassifier(
+                update="mirror_descent", max_iter=5, tol=None, random_state=0
+            ),
             {"eta": [0.1, 0.3, 1.0, 3.0], "l1": [0.0, 1e-5]},
         ),
         "SGDClassifier": (

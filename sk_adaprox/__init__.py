@@ -8,6 +8,7 @@ row's non-zeros.
 from importlib.metadata import PackageNotFoundError, version
 
 from ._adagrad import AdaGradClassifier, AdaGradRegressor
+from ._coin import CoinBettingClassifier, CoinBettingRegressor
 from ._ftrl import FTRLClassifier, FTRLRegressor
 from ._ons import ONSClassifier, ONSRegressor
 from ._progressive import progressive_val_predict, progressive_val_score
@@ -20,6 +21,8 @@ except PackageNotFoundError:  # running from a source tree that is not installed
 __all__ = [
     "AdaGradClassifier",
     "AdaGradRegressor",
+    "CoinBettingClassifier",
+    "CoinBettingRegressor",
     "FTRLClassifier",
     "FTRLRegressor",
     "ONSClassifier",

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from sk_adaprox import (
     AdaGradClassifier,
     AdaGradRegressor,
+    CoinBettingClassifier,
+    CoinBettingRegressor,
     FTRLClassifier,
     FTRLRegressor,
     ONSClassifier,
@@ -87,6 +89,25 @@ ALGORITHMS = {
         ("coef_", "intercept_", "S_", "H_"),
         {"matrix": "sketch", "sketch_size": 3},
         damping="eps",
+        regularized=False,
+    ),
+    "coin": Algorithm(
+        CoinBettingClassifier,
+        CoinBettingRegressor,
+        "alpha",
+        (
+            "coef_",
+            "intercept_",
+            "sum_neg_grad_",
+            "sum_abs_grad_",
+            "max_abs_grad_",
+            "reward_",
+            "intercept_sum_neg_grad_",
+            "intercept_sum_abs_grad_",
+            "intercept_max_abs_grad_",
+            "intercept_reward_",
+        ),
+        damping="alpha",  # no learning rate: alpha is its only parameter
         regularized=False,
     ),
 }

@@ -16,7 +16,7 @@ import pytest
 import scipy.sparse as sp
 from estimators import ALGORITHMS, make, state_of
 
-from sk_adaprox._kernels import adagrad, ftrl, ons
+from sk_adaprox._kernels import adagrad, coin, ftrl, ons
 
 PASS_KERNELS = [
     (adagrad, "md_pass"),
@@ -25,6 +25,7 @@ PASS_KERNELS = [
     (ons, "full_pass"),
     (ons, "diag_pass"),
     (ons, "sketch_pass"),
+    (coin, "coin_pass"),
 ]
 # AdaGrad's l1 and l2 weigh the mean loss, FTRL's the summed loss (of 40-120 rounds
 # here): scaled by the 40 rows of a pass, they are about as strong.
@@ -39,6 +40,7 @@ PARAMS = {
         for name in ALGORITHMS
         if name.startswith("ons")
     },
+    "coin": dict(step_size=5.0, tol=None),  # alpha: bolder bets than the default
 }
 
 

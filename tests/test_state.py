@@ -26,12 +26,23 @@ STATE_SHAPES = {
     "ons_diag": (["coef_", "sum_sq_grad_"], ["intercept_", "intercept_sum_sq_grad_"]),
     "ons_full": (["coef_"], ["intercept_"]),
     "ons_sketch": (["coef_"], ["intercept_"]),
+    "coin": (
+        ["coef_", "sum_neg_grad_", "sum_abs_grad_", "max_abs_grad_", "reward_"],
+        [
+            "intercept_",
+            "intercept_sum_neg_grad_",
+            "intercept_sum_abs_grad_",
+            "intercept_max_abs_grad_",
+            "intercept_reward_",
+        ],
+    ),
 }
 SUM_SQ_GRAD = {
     "adagrad_md": "sum_sq_grad_",
     "adagrad_da": "sum_sq_grad_",
     "ftrl": "n_",
     "ons_diag": "sum_sq_grad_",
+    "coin": "sum_abs_grad_",
 }
 # The ONS matrices that are not per-coordinate: their shape per output, for d
 # features (d + 1 coordinates with the intercept's) and ALGORITHMS' sketch_size 3.
