@@ -169,6 +169,8 @@ class OnlineLinearModel(BaseEstimator):
         self.t_ = 0
         self._state_parameters = None  # the first pass adopts the parameters
         self._weights_round = 0
+        self._data_passes = 0  # fit's completed passes over its data
+        self._pass_multiplier = 1
         self._state = new_state(n_features, self._n_state_slots(), n_outputs)
 
     def _state_rule(self):
@@ -694,7 +696,6 @@ class OnlineLinearModel(BaseEstimator):
         ``partial_fit`` call (see :meth:`_run_candidates`).
         """
         self._check_training_state()
-        self._sync_parameters()
         n_rows = X.shape[0] if rows is None else rows.shape[0]
         visited_weights = row_weights if rows is None else row_weights[rows]
         weight_total = float(visited_weights.sum()) * self._state.shape[2]
@@ -713,6 +714,11 @@ class OnlineLinearModel(BaseEstimator):
             else:
                 order = rng.permutation(n_rows)
             started = time.perf_counter()
+            # Pass p of fit runs with multiplier p (what FTRL scales its summed-loss
+            # regularisation by); a stream keeps the last one.
+            passes = vars(self).get("_data_passes", 0)
+            self._pass_multiplier = max(1, passes) if streaming else passes + 1
+            self._sync_parameters()
             if self._choosing():
                 final = (
                     not streaming or self.t_ + order.shape[0] >= self._auto_stream_rows
@@ -728,6 +734,8 @@ class OnlineLinearModel(BaseEstimator):
             self.n_iter_ = n_pass
             if status != STATUS_OK:
                 raise self._divergence_error(status, int(order[rows_done]), n_pass)
+            if not streaming:
+                self._data_passes = vars(self).get("_data_passes", 0) + 1
             monitored = mean_loss = loss_sum / weight_total if weight_total > 0 else 0.0
             report = ""
             if validation is not None:

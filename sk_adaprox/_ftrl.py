@@ -53,11 +53,15 @@ class _FTRL:
         return 3  # WEIGHT, N, Z
 
     def _weight_parameters(self):
+        # l1 and l2 weigh the loss summed over the training data, and pass p of
+        # fit has summed p passes into z: they are scaled by p (the pass loop's
+        # _pass_multiplier; a stream keeps the last).
+        scale = float(vars(self).get("_pass_multiplier", 1))
         return (
             float(self._param("alpha")),
             float(self.beta),
-            float(self._param("l1")),
-            float(self.l2),
+            float(self._param("l1")) * scale,
+            float(self.l2) * scale,
         )
 
     def _adopt_parameters(self, state, old, new):
@@ -115,11 +119,16 @@ _FTRL_PARAMETERS = f"""alpha : float or "auto", default=0.1
         weights here as there (where those implementations regularise the bias as
         a feature, compare with ``fit_intercept=False`` and a constant column).
         AdaGrad's ``l1`` weighs the *mean* loss instead: over t rounds, FTRL's
-        ``l1`` acts roughly like AdaGrad's ``l1 / t``. ``"auto"`` tries 0, 0.1, 1
-        and 10.
+        ``l1`` acts roughly like AdaGrad's ``l1 / t``. The sum is over the
+        training data: pass p of :meth:`fit` has summed p passes of gradients into
+        z, so it applies ``p * l1`` (and ``p * l2``), and later
+        :meth:`partial_fit` calls keep the last pass's factor. One pass, or a
+        stream, is exactly the paper's FTRL. Without this, the regularisation of
+        a fit that runs to ``tol`` would fade with every pass. ``"auto"`` tries
+        0, 0.1, 1 and 10.
     l2 : float, default=0.0
         L2 regularisation strength, >= 0, on the summed training loss (adds
-        ``l2`` to the denominator of every weight).
+        ``l2`` to the denominator of every weight), scaled by passes like ``l1``.
 
         {AUTO_NOTE}
     {TRAINING_PARAMETERS}"""

@@ -47,6 +47,25 @@ def _assert_same_state(estimator, reference_state, rtol=RTOL):
         )
 
 
+def reference_fit(X, targets, weights, *, n_passes, order, l1, l2, **params):
+    """The reference run as ``fit`` runs FTRL: pass p with ``l1`` and ``l2`` times p
+    (they weigh the loss summed over the training data, and after p passes z sums
+    p passes of it). ``order`` is the concatenation of the passes' orders."""
+    state = None
+    for number, pass_order in enumerate(np.split(order, n_passes), start=1):
+        state, _ = reference_ftrl(
+            X,
+            targets,
+            weights,
+            order=pass_order,
+            state=state,
+            l1=l1 * number,
+            l2=l2 * number,
+            **params,
+        )
+    return state
+
+
 @pytest.mark.parametrize("regularization", list(REGULARIZATION))
 @pytest.mark.parametrize("loss", CLASSIFIER_LOSSES)
 @pytest.mark.parametrize("n_classes", [2, 3])
@@ -65,10 +84,11 @@ def test_classifier_matches_reference(loss, regularization, n_classes):
     n_outputs = 1 if n_classes == 2 else n_classes
     targets = np.where(y == 1, 1.0, -1.0) if n_classes == 2 else y.astype(float)
     order = epoch_orders(X.shape[0], 3, shuffle=True, random_state=7)
-    expected, _ = reference_ftrl(
+    expected = reference_fit(
         X.toarray(),
         targets,
         sample_weight,
+        n_passes=3,
         n_outputs=n_outputs,
         fit_intercept=True,
         order=order,
@@ -97,10 +117,11 @@ def test_regressor_matches_reference(loss, regularization, fit_intercept):
         tol=None,
         shuffle=False,
     ).fit(X, y, sample_weight=sample_weight)
-    expected, _ = reference_ftrl(
+    expected = reference_fit(
         X.toarray(),
         y,
         sample_weight,
+        n_passes=2,
         n_outputs=1,
         epsilon=0.25,
         fit_intercept=fit_intercept,

@@ -76,12 +76,13 @@ def test_default_regressor_is_at_least_as_good_as_default_sgd(load, estimator):
 
 
 def test_ftrl_l1_on_20_newsgroups_is_sparse_at_the_same_auc():
-    """comp.* vs rec.*, tf-idf (85k words), FTRL at its defaults and with l1: one
-    pass with l1 = 0.3 and training to convergence with l1 = 10 each keep <= 10 %
-    of the weights, for <= 1 % relative loss of test AUC (ALGORITHMS.md §2; the
-    whole curve is in docs/ftrl.md)."""
+    """comp.* vs rec.*, tf-idf (85k words), FTRL at its defaults and with l1 = 0.3:
+    one pass, and training to convergence (where pass p applies p * l1), each keep
+    <= 10 % of the weights, for <= 1 % relative loss of test AUC (ALGORITHMS.md §2;
+    measured: 2.6 % and 1.9 % of the weights, AUC 0.9983 and 0.9970 against
+    0.9986)."""
     X, y, X_test, y_test = _data.news20_comp_vs_rec()
-    for l1, passes in [(0.3, dict(max_iter=1, tol=None)), (10.0, {})]:
+    for l1, passes in [(0.3, dict(max_iter=1, tol=None)), (0.3, {})]:
         aucs, non_zeros = [], []
         for value in (0.0, l1):
             model = FTRLClassifier(l1=value, random_state=0, **passes).fit(X, y)
