@@ -73,7 +73,12 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import SGDClassifier
 from sklearn.metrics import accuracy_score, roc_auc_score
 
-from sk_adaprox import AdaGradClassifier, AdaGradRegressor, FTRLClassifier
+from sk_adaprox import (
+    AdaGradClassifier,
+    AdaGradRegressor,
+    FTRLClassifier,
+    FTRLRegressor,
+)
 from sk_adaprox.datasets import make_rare_features
 
 # The minimal loop and the AdaGrad runs use AdaGradRegressor's default step size
@@ -82,8 +87,8 @@ from sk_adaprox.datasets import make_rare_features
 ETA = AdaGradRegressor().get_params()["eta"]
 DELTA = AdaGradRegressor().get_params()["delta"]
 L1 = L2 = 1e-6  # the "regularised" AdaGrad runs
-ALPHA = FTRLClassifier().get_params()["alpha"]
-BETA = FTRLClassifier().get_params()["beta"]
+ALPHA = FTRLRegressor().get_params()["alpha"]  # the classifier's is now "auto"
+BETA = FTRLRegressor().get_params()["beta"]
 FTRL_L1 = 1.0  # the regularised FTRL runs (summed-loss scale: ~90 % zero weights)
 N_CLASSES = 20
 WARM_UP_ROWS = 2_000
@@ -204,6 +209,7 @@ def minimal_ftrl_fit(X, y, l1=0.0):
 
 
 def one_ftrl_epoch(**params):
+    params = {"alpha": ALPHA, "l1": 0.0, **params}
     return FTRLClassifier(
         loss="log_loss", max_iter=1, tol=None, shuffle=False, **params
     )

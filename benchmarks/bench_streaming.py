@@ -94,8 +94,8 @@ def contenders():
         "md_reg": lambda: AdaGradClassifier(update="mirror_descent", eta=0.1, **REG),
         "da": lambda: AdaGradClassifier(update="dual_averaging", eta=0.1, l1=0.0),
         "da_reg": lambda: AdaGradClassifier(update="dual_averaging", eta=0.1, **REG),
-        "ftrl": lambda: FTRLClassifier(),
-        "ftrl_l1": lambda: FTRLClassifier(l1=1.0),
+        "ftrl": lambda: FTRLClassifier(alpha=0.1, l1=0.0),
+        "ftrl_l1": lambda: FTRLClassifier(alpha=0.1, l1=1.0),
     }
 
 

@@ -102,17 +102,17 @@ class _FTRL:
         )
 
 
-_FTRL_PARAMETERS = f"""alpha : float or "auto", default=0.1
+def _ftrl_parameters(alpha, l1, why):
+    """The parameter section of an FTRL estimator with these defaults."""
+    alpha, l1 = (f'"{v}"' if isinstance(v, str) else v for v in (alpha, l1))
+    return f"""alpha : float or "auto", default={alpha}
         Learning rate, > 0. A coordinate's weight is
         ``-(z - sign(z) * l1) / ((beta + sqrt(n)) / alpha + l2)``, so its step size is
         about ``alpha / sqrt(n)``: rarely seen features keep large steps.
         ``"auto"`` tries 0.03, 0.1, 0.3 and 1 (see below).
     beta : float, default=0.1
         Added to ``sqrt(n)``, >= 0; damps the first steps of each coordinate.
-        The defaults ``alpha=0.1, beta=0.1`` were chosen on tf-idf text, one-hot
-        and hashed one-hot, and standardised dense data (docs/ftrl.md, "Choosing
-        the defaults").
-    l1 : float or "auto", default=0.0
+    l1 : float or "auto", default={l1}
         L1 regularisation strength, >= 0, on the *summed* training loss, as in the
         paper and in other FTRL implementations: a weight is exactly 0 while
         ``|z| <= l1``. The same ``alpha, beta, l1, l2`` and row order give the same
@@ -131,7 +131,25 @@ _FTRL_PARAMETERS = f"""alpha : float or "auto", default=0.1
         ``l2`` to the denominator of every weight), scaled by passes like ``l1``.
 
         {AUTO_NOTE}
+
+        {why}
     {TRAINING_PARAMETERS}"""
+
+
+_CLASSIFIER_DEFAULTS_WHY = """The defaults (``alpha`` and ``l1`` chosen in the first
+        pass, ``beta=0.1``) were chosen on issue 13's panel of ten classification sets
+        (benchmarks/selection_study.py, docs/training.md): fitted to ``tol``, they
+        come within 0.005 test AUC of the best of a tuned grid (FTRL's and
+        SGDClassifier's, picked on the test set) on every set. The former
+        defaults (``alpha=0.1``, no ``l1``) lost up to 0.08 on sparse
+        rare-feature data. The first pass costs one pass per candidate (16); set
+        ``alpha`` and ``l1`` to skip the choice."""
+
+_REGRESSOR_DEFAULTS_WHY = """The defaults ``alpha=0.1, beta=0.1`` were chosen on tf-idf
+        text, one-hot and hashed one-hot, and standardised dense data (docs/ftrl.md,
+        "Choosing the defaults"); with ``normalize_y`` they come within 0.01 R² of
+        SGDRegressor's best ``alpha`` on issue 13's regression panel
+        (benchmarks/regression_panel.py)."""
 
 _FTRL_ATTRIBUTES = f"""z_ : ndarray, same shape as ``coef_``
         z of each coordinate: its sum of gradients, corrected by ``sigma * w`` at
@@ -174,7 +192,7 @@ class FTRLClassifier(
 "squared_error"}}, default="log_loss"
         Loss on the score. ``"log_loss"`` and ``"modified_huber"`` give
         :meth:`predict_proba`.
-    {_FTRL_PARAMETERS}
+    {_ftrl_parameters("auto", "auto", _CLASSIFIER_DEFAULTS_WHY)}
     {CLASS_WEIGHT}
 
     Attributes
@@ -215,9 +233,9 @@ class FTRLClassifier(
         self,
         loss="log_loss",
         *,
-        alpha=0.1,
+        alpha="auto",
         beta=0.1,
-        l1=0.0,
+        l1="auto",
         l2=0.0,
         fit_intercept=True,
         max_iter=1000,
@@ -266,7 +284,7 @@ default="squared_error"
         Width of the ``"huber"`` quadratic zone and of the ``"epsilon_insensitive"``
         dead zone.
     {NORMALIZE_Y}
-    {_FTRL_PARAMETERS}
+    {_ftrl_parameters(0.1, 0.0, _REGRESSOR_DEFAULTS_WHY)}
 
     Attributes
     ----------

@@ -124,15 +124,16 @@ def make(algorithm, kind, *, step_size=None, **params):
     exactly (chunks against one pass, predictions against ``X @ coef_``), which a
     target scale measured on the first call would change; ``test_normalize_y.py``
     checks the default against training on the standardized target. AdaGrad
-    gets ``eta=0.1, l1=0`` unless given, for the same reason."""
+    and FTRL get a step size of 0.1 and ``l1=0`` unless given, for the same
+    reason."""
     spec = ALGORITHMS[algorithm]
     if kind == "regressor":
         params.setdefault("normalize_y", False)
-    if spec.classifier is AdaGradClassifier:
-        # Fixed values, not the classifier's "auto" defaults: the shared suites
+    if spec.classifier in (AdaGradClassifier, FTRLClassifier):
+        # Fixed values, not the classifiers' "auto" defaults: the shared suites
         # check one update rule's arithmetic (test_auto_parameters.py checks the
         # choice).
-        params.setdefault("eta", 0.1)
+        params.setdefault(spec.step_size, 0.1)
         params.setdefault("l1", 0.0)
     if not spec.regularized:
         params.pop("l1", None)

@@ -305,7 +305,7 @@ def test_unregularised_ftrl_is_adagrad_mirror_descent(loss, n_classes):
     X = sparse_problem(seed=11)
     y = np.random.default_rng(11).integers(0, n_classes, X.shape[0])
     common = dict(loss=loss, max_iter=3, tol=None, random_state=3)
-    ftrl = FTRLClassifier(alpha=0.4, beta=0.2, **common).fit(X, y)
+    ftrl = FTRLClassifier(alpha=0.4, beta=0.2, l1=0.0, **common).fit(X, y)
     adagrad = AdaGradClassifier(
         update="mirror_descent", eta=0.4, delta=0.2, l1=0.0, **common
     ).fit(X, y)
