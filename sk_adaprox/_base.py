@@ -474,10 +474,17 @@ class OnlineLinearModel(BaseEstimator):
 
     def _choosing(self):
         """Whether the next pass runs the candidates: a new model with parameters
-        set to ``"auto"``, or a stream still in its first rows."""
-        return "_candidate_pool" in vars(self) or (
-            self.t_ == 0 and self._candidates() is not None
-        )
+        set to ``"auto"``, or a stream still in its first rows. A stream whose
+        ``"auto"`` parameters were changed (``set_params``) since its candidates
+        started stops choosing: the served candidate goes on, under the values
+        now set."""
+        if "_candidate_pool" in vars(self):
+            if self._candidates() == self.candidate_params_:
+                return True
+            for name in _POOL_NAMES:
+                vars(self).pop(name, None)
+            return False
+        return self.t_ == 0 and self._candidates() is not None
 
     def _training_attributes(self):
         """A candidate's private attributes, by reference: its own arrays, which

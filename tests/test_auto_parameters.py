@@ -195,3 +195,17 @@ def test_auto_set_after_training_started_is_refused_and_changes_nothing():
     assert set(model.chosen_params_) == {"eta"}
     model.set_params(eta=0.1).fit(X, y)
     assert not hasattr(model, "chosen_params_")
+
+
+def test_a_stream_whose_auto_parameters_change_goes_on_with_the_served_candidate():
+    X, y = _problem(n_samples=600)
+    stream = AdaGradClassifier(eta="auto", l1="auto")
+    stream.partial_fit(X[:300], y[:300], classes=[0, 1])
+    served = dict(stream.chosen_params_)
+    stream.set_params(l1=1e-3)  # eta stays "auto": its served value goes on
+    stream.partial_fit(X[300:], y[300:])
+    assert "_candidate_pool" not in vars(stream)
+    plain = AdaGradClassifier(**served)
+    plain.partial_fit(X[:300], y[:300], classes=[0, 1])
+    plain.set_params(l1=1e-3).partial_fit(X[300:], y[300:])
+    np.testing.assert_array_equal(stream.coef_, plain.coef_)
