@@ -506,8 +506,9 @@ class OnlineLinearModel(BaseEstimator):
         reaches ``_auto_stream_rows`` rows) the choice is made and the others
         are dropped; otherwise every candidate is kept for the next call. A
         candidate that diverges is out. ``row_scores`` receives the scores of
-        the candidate served before this pass (the grid's first at the start),
-        so that progressive predictions never use the rows they predict. Returns
+        the candidate served before this pass (the grid's first at the start;
+        the new best's if that one diverged), so that progressive predictions
+        never use the rows they predict. Returns
         the served candidate's ``(loss_sum, rows_done, status)``.
         """
         n_features, n_outputs = self._state.shape[0] - 1, self._state.shape[2]
@@ -515,7 +516,7 @@ class OnlineLinearModel(BaseEstimator):
         pool = vars(self).get("_candidate_pool") or [None] * len(candidates)
         totals = vars(self).get("_candidate_totals", np.zeros(len(candidates)))
         served = vars(self).get("_served_candidate", 0)
-        results = {}
+        results, scores_of = {}, {}
         best = None
         for index, candidate in enumerate(candidates):
             if not np.isfinite(totals[index]):
@@ -525,7 +526,7 @@ class OnlineLinearModel(BaseEstimator):
             else:
                 vars(self).update(pool[index])
             self._sync_parameters()
-            scores = row_scores if index == served else row_scores.copy()
+            scores = scores_of[index] = row_scores.copy()
             loss_sum, rows_done, status = self._run_pass(
                 X, targets, row_weights, order, scores
             )
@@ -544,6 +545,9 @@ class OnlineLinearModel(BaseEstimator):
                 best = index
         if best is None:  # every candidate diverged: report the last one's row
             return results[max(results)]
+        # The served candidate's scores, or the new best's if it diverged.
+        served_ok = served in results and results[served][2] == STATUS_OK
+        row_scores[...] = scores_of[served if served_ok else best]
         weight = float(row_weights[order].sum()) * n_outputs
         weight += vars(self).get("_candidate_weight", 0.0)
         vars(self).update(pool[best])
