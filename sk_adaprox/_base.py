@@ -667,16 +667,14 @@ class OnlineLinearModel(BaseEstimator):
         return loss_sum / weight_total if weight_total > 0 else 0.0
 
     def _training_snapshot(self):
-        """Copies of everything training changes (the state array, an algorithm's
-        matrices, the round count...), for :meth:`_restore_snapshot`."""
-        return {
+        """Copies of everything training changes (:meth:`_training_attributes`
+        and the round count), which ``vars(self).update`` puts back."""
+        snapshot = {
             name: value.copy() if isinstance(value, np.ndarray) else value
-            for name, value in vars(self).items()
-            if name.startswith("_") or name == "t_"
+            for name, value in self._training_attributes().items()
         }
-
-    def _restore_snapshot(self, snapshot):
-        vars(self).update(snapshot)
+        snapshot["t_"] = self.t_
+        return snapshot
 
     def _run_passes(
         self,
@@ -776,7 +774,7 @@ class OnlineLinearModel(BaseEstimator):
         if validation is not None:
             self.validation_losses_ = np.asarray(validation_losses)
             if best_pass != self.n_iter_:
-                self._restore_snapshot(best_snapshot)
+                vars(self).update(best_snapshot)
         if max_passes > 1 and self.tol is not None and not converged:
             warnings.warn(
                 "Maximum number of passes (max_iter) reached before the "
