@@ -2,7 +2,8 @@
 
 - ``common``: loss codes and derivatives, the ``WEIGHT`` slot, status codes, and the
   row bound shared by every training kernel;
-- ``adagrad``, ``ftrl``: each algorithm's per-coordinate rules and its pass kernel;
+- ``adagrad``, ``ftrl``, ``coin``: each algorithm's per-coordinate rules and its
+  pass kernel;
 - ``sparse``: scoring CSR rows with a fitted state, and an index check of CSR input.
 
 Every kernel is compiled by :func:`._jit.jit`, whose disk cache is keyed on a hash of
