@@ -40,7 +40,7 @@ from ._kernels.common import (
     WEIGHT,
     weighted_loss_sum,
 )
-from ._kernels.sparse import csr_has_duplicate_indices, linear_scores
+from ._kernels.sparse import csr_has_duplicate_indices, dense_to_csr, linear_scores
 from ._losses import LOSS_CODES
 from ._state import StateSlot, _is_sparsified, new_state
 from ._validation import checked_X
@@ -353,7 +353,7 @@ class OnlineLinearModel(BaseEstimator):
         state = self._state
         lazy = self._weights_behind()
         if lazy and not sp.issparse(X):
-            X = sp.csr_matrix(X)  # score current weights without writing them
+            X = dense_to_csr(X)  # score current weights without writing them
         if not sp.issparse(X):
             return X @ state[:-1, WEIGHT, :] + state[-1, WEIGHT, :]
         # Repeated columns need no summing here: each entry adds x * w.
@@ -819,8 +819,10 @@ def _raise_if_unrepresentable(count, condition):
 def _as_kernel_csr(X):
     """CSR without repeated column indices in a row, copying only when it must."""
     if not sp.issparse(X):
-        return sp.csr_matrix(X)
-    if not X.has_canonical_format and csr_has_duplicate_indices(X.indices, X.indptr):
+        return dense_to_csr(X)
+    if not X.has_canonical_format and csr_has_duplicate_indices(
+        X.indices, X.indptr, X.shape[1]
+    ):
         X = X.copy()
         X.sum_duplicates()
     return X

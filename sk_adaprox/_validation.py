@@ -17,6 +17,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn import get_config
 
+from ._kernels.sparse import dense_to_csr
+
 _FLOATS = (np.dtype(np.float64), np.dtype(np.float32))
 _INDICES = (np.dtype(np.int32), np.dtype(np.int64))
 
@@ -90,7 +92,7 @@ def checked_batch(estimator, X, y, sample_weight, *, classification):
     sample_weight = checked_sample_weight(sample_weight, X.shape[0])
     if y is None or sample_weight is None:
         return None
-    return X if sp.issparse(X) else sp.csr_matrix(X), y, sample_weight
+    return X if sp.issparse(X) else dense_to_csr(X), y, sample_weight
 
 
 def checked_sample_weight(sample_weight, n_samples):

@@ -4,7 +4,8 @@
   row bound shared by every training kernel;
 - ``adagrad``, ``ftrl``, ``coin``: each algorithm's per-coordinate rules and its
   pass kernel;
-- ``sparse``: scoring CSR rows with a fitted state, and an index check of CSR input.
+- ``sparse``: scoring CSR rows with a fitted state, an index check of CSR input,
+  and dense arrays made CSR.
 
 Every kernel is compiled by :func:`._jit.jit`, whose disk cache is keyed on a hash of
 all the files of this package, so editing a helper in one module can never leave a
