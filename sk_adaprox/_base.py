@@ -121,6 +121,10 @@ class OnlineLinearModel(BaseEstimator):
         sample_weight = _check_sample_weight(
             sample_weight, X, dtype=np.float64, ensure_non_negative=True, copy=True
         )
+        if not sample_weight.any():  # as scikit-learn >= 1.9 says; 1.8 accepted them
+            raise ValueError(
+                "Sample weights must contain at least one non-zero number."
+            )
         return _as_kernel_csr(X), y, sample_weight
 
     # -- state ----------------------------------------------------------------------
