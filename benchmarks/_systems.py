@@ -16,7 +16,6 @@ Datasets come with binary labels in {0, 1}, multiclass labels in 0..K-1 and floa
 regression targets, so that every adapter sees the same classes.
 """
 
-import contextlib
 import importlib.util
 import math
 import os
@@ -471,10 +470,3 @@ class Datatable(System):
         model = self.model.model.to_numpy()
         z = model[:, 0::2]  # columns z_<label>, n_<label> per label
         return int(np.count_nonzero(z))
-
-
-@contextlib.contextmanager
-def no_warnings():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        yield

@@ -121,10 +121,6 @@ class Dataset:
     def nnz(self):
         return self.X.nnz if sp.issparse(self.X) else int(np.count_nonzero(self.X))
 
-    @property
-    def dense(self):
-        return not sp.issparse(self.X)
-
 
 def _rare(n_train, n_features):
     def load():
