@@ -59,6 +59,16 @@ def fused_da_pass(data, indices, indptr, y, eta, l1, delta, sum_grad, sum_sq, lo
                 sum_sq[j, c] += g * g
 
 
+def best_time(call, repeats):
+    """The shortest of ``repeats`` timed calls of ``call()``, in seconds."""
+    best = float("inf")
+    for _ in range(repeats):
+        started = time.perf_counter()
+        call()
+        best = min(best, time.perf_counter() - started)
+    return best
+
+
 def fused_floor(data, candidates, repeats, delta=0.1):
     """Best-of-``repeats`` seconds of :func:`fused_da_pass` over ``data``'s
     (binary) training rows, the candidate of lowest progressive loss and its test
@@ -87,11 +97,7 @@ def fused_floor(data, candidates, repeats, delta=0.1):
         return sum_grad, sum_sq, losses
 
     run()  # compile
-    seconds = float("inf")
-    for _ in range(repeats):
-        started = time.perf_counter()
-        run()
-        seconds = min(seconds, time.perf_counter() - started)
+    seconds = best_time(run, repeats)
     sum_grad, sum_sq, losses = run()
     best = int(np.argmin(losses))
     t = X.shape[0]

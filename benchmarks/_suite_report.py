@@ -13,6 +13,13 @@ VW_PAIRS = (
     ("FTRL", "VW C++ cache --ftrl"),
     ("FTRL", "VW C++ cache --ftrl alpha=beta=0.1"),
 )
+# Our systems in the time-to-target tables (suite.default_systems); the rest are peers.
+OUR_DEFAULTS = (
+    "AdaGrad defaults",
+    "FTRL defaults",
+    "ONS diag defaults",
+    "Coin betting defaults",
+)
 RIVER_PAIRS = (
     ("AdaGrad MD", "River AdaGrad"),
     ("AdaGrad DA", "River AdaGrad"),
@@ -121,10 +128,7 @@ def targets(results):
         peers += [
             row["best_score"]
             for row in results["time_to_target"]
-            if row["dataset"] == name
-            and not row["system"].endswith("defaults")
-            or row["dataset"] == name
-            and row["system"] == "SGD defaults"
+            if row["dataset"] == name and row["system"] not in OUR_DEFAULTS
         ]
         peers.append(sgd[name]["target"])
         best_peer = max(peers)

@@ -26,7 +26,6 @@ import json
 import os
 import pstats
 import sys
-import time
 import warnings
 from pathlib import Path
 
@@ -37,18 +36,9 @@ from sklearn.metrics import roc_auc_score
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import suite  # noqa: E402
-from _floors import fused_floor  # noqa: E402
+from _floors import best_time, fused_floor  # noqa: E402
 
 from sk_adaprox import AdaGradClassifier, FTRLClassifier  # noqa: E402
-
-
-def _best_time(fit, repeats):
-    best = float("inf")
-    for _ in range(repeats):
-        started = time.perf_counter()
-        fit()
-        best = min(best, time.perf_counter() - started)
-    return best
 
 
 def main():
@@ -70,7 +60,7 @@ def main():
     sgd = SGDClassifier(
         loss="log_loss", alpha=best["alpha"], penalty=best["penalty"], random_state=0
     )
-    sgd_seconds = _best_time(lambda: sgd.fit(data.X, data.y), args.repeats)
+    sgd_seconds = best_time(lambda: sgd.fit(data.X, data.y), args.repeats)
     print(
         f"{args.dataset}: SGD best point ({best['penalty']}, alpha {best['alpha']:g}) "
         f"fit to tol: {sgd_seconds:.3f} s, {sgd.n_iter_} epochs, "
@@ -80,15 +70,15 @@ def main():
     for cls in (AdaGradClassifier, FTRLClassifier):
         default = cls(**one_pass)
         default.fit(data.X[:200], data.y[:200])  # compile the kernels
-        default_seconds = _best_time(lambda m=default: m.fit(data.X, data.y), 1)
+        default_seconds = best_time(lambda m=default: m.fit(data.X, data.y), 1)
         chosen = default.chosen_params_
         n_candidates = len(default.candidate_params_)
         single = cls(**one_pass, **chosen)
-        single_seconds = _best_time(lambda m=single: m.fit(data.X, data.y), 3)
+        single_seconds = best_time(lambda m=single: m.fit(data.X, data.y), 3)
         floor = 0.0
         for params in default.candidate_params_:
             candidate = cls(**one_pass, **params)
-            floor += _best_time(lambda m=candidate: m.fit(data.X, data.y), 1)
+            floor += best_time(lambda m=candidate: m.fit(data.X, data.y), 1)
         profile = cProfile.Profile()
         profile.runcall(cls(**one_pass).fit, data.X, data.y)
         stats = pstats.Stats(profile)

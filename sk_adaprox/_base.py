@@ -40,10 +40,10 @@ from ._kernels.common import (
     WEIGHT,
     weighted_loss_sum,
 )
-from ._kernels.sparse import csr_has_duplicate_indices, dense_to_csr, linear_scores
+from ._kernels.sparse import csr_has_duplicate_indices, linear_scores
 from ._losses import LOSS_CODES
 from ._state import StateSlot, _is_sparsified, new_state
-from ._validation import checked_X
+from ._validation import checked_X, dense_to_csr
 
 
 class OnlineLinearModel(BaseEstimator):

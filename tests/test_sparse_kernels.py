@@ -1,10 +1,11 @@
-"""The input helpers of ``_kernels/sparse.py`` against scipy on random cases."""
+"""The input helpers over ``_kernels/sparse.py`` against scipy on random cases."""
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from sk_adaprox._kernels.sparse import csr_has_duplicate_indices, dense_to_csr
+from sk_adaprox._kernels.sparse import csr_has_duplicate_indices
+from sk_adaprox._validation import dense_to_csr
 
 
 def _brute_force_has_duplicates(X):

@@ -5,7 +5,7 @@
 - ``adagrad``, ``ftrl``, ``coin``: each algorithm's per-coordinate rules and its
   pass kernel;
 - ``sparse``: scoring CSR rows with a fitted state, an index check of CSR input,
-  and dense arrays made CSR.
+  and the passes that make a dense array CSR.
 
 Every kernel is compiled by :func:`._jit.jit`, whose disk cache is keyed on a hash of
 all the files of this package, so editing a helper in one module can never leave a

@@ -1,8 +1,7 @@
 """Kernels over CSR input that do not train: model scores, an index check, and
-dense arrays made CSR."""
+the two passes that make a dense array CSR."""
 
 import numpy as np
-import scipy.sparse as sp
 
 from ._jit import jit
 from .common import WEIGHT
@@ -76,7 +75,8 @@ def csr_has_duplicate_indices(indices, indptr, n_features):
 
 
 @jit
-def _count_row_nonzeros(X, counts):
+def count_row_nonzeros(X, counts):
+    """``counts[i + 1]`` = the number of non-zeros of row i of the 2-D array X."""
     for i in range(X.shape[0]):
         count = 0
         for j in range(X.shape[1]):
@@ -86,7 +86,9 @@ def _count_row_nonzeros(X, counts):
 
 
 @jit
-def _fill_csr(X, indptr, data, indices):
+def fill_csr(X, indptr, data, indices):
+    """Write the non-zeros of the 2-D array X, row by row in column order, into
+    ``data`` and ``indices`` at the offsets ``indptr``."""
     for i in range(X.shape[0]):
         p = indptr[i]
         for j in range(X.shape[1]):
@@ -95,24 +97,3 @@ def _fill_csr(X, indptr, data, indices):
                 data[p] = value
                 indices[p] = j
                 p += 1
-
-
-def dense_to_csr(X):
-    """The CSR matrix of the 2-D float array ``X`` (its non-zeros, in order, with
-    X's dtype and int32 indices where they fit): ``scipy.sparse.csr_matrix(X)``
-    without its COO detour, which costs several times a training pass."""
-    n_rows, n_columns = X.shape
-    counts = np.zeros(n_rows + 1, dtype=np.int64)
-    _count_row_nonzeros(X, counts)
-    indptr = np.cumsum(counts)
-    nnz = int(indptr[-1])
-    index_type = np.int32 if max(nnz, n_columns) < 2**31 else np.int64
-    data = np.empty(nnz, dtype=X.dtype)
-    indices = np.empty(nnz, dtype=index_type)
-    _fill_csr(X, indptr, data, indices)
-    csr = sp.csr_matrix(
-        (data, indices, indptr.astype(index_type, copy=False)), shape=X.shape
-    )
-    csr.has_sorted_indices = True
-    csr.has_canonical_format = True
-    return csr
