@@ -87,7 +87,7 @@ class _CoinBetting:
 _COIN_PARAMETERS = f"""alpha : float, default=100
         How cautiously a coordinate's bet grows, > 0: a bet is at most the
         coordinate's summed negative gradient over ``alpha`` times its largest
-        gradient, until its summed |gradient| exceeds that. There is no learning
+        gradient, until its summed ``|gradient|`` exceeds that. There is no learning
         rate: each coordinate bets a fraction of the reward it has won so far.
         100 is the value of the paper's experiments and of Vowpal Wabbit's
         ``--coin``.

@@ -82,11 +82,11 @@ NORMALIZE_Y = """normalize_y : bool, default=True
 
 FIT_ATTRIBUTES = """n_features_in_ : int
         Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of features seen during fit, when X has string column names.
     n_iter_ : int
         Number of passes run by the last call to fit (1 after partial_fit).
-    validation_losses_ : ndarray of shape (n_iter_,) or None
+    validation_losses_ : ndarray of shape (`n_iter_`,) or None
         With ``early_stopping``, the validation loss after each pass of the last
         :meth:`fit`; the model kept is the one after pass
         ``argmin(validation_losses_) + 1``. None otherwise.
