@@ -18,6 +18,7 @@ import itertools
 import time
 import warnings
 from numbers import Integral, Real
+from typing import Self
 
 import numpy as np
 import scipy.sparse as sp
@@ -383,7 +384,7 @@ class OnlineLinearModel(BaseEstimator):
 
     # -- serving --------------------------------------------------------------------
 
-    def sparsify(self):
+    def sparsify(self) -> Self:
         """Keep only what prediction needs: ``coef_`` as a scipy CSR matrix.
 
         The training state (the accumulators, and the zero weights) is dropped, so
@@ -417,7 +418,7 @@ class OnlineLinearModel(BaseEstimator):
         for name in _POOL_NAMES:
             vars(self).pop(name, None)
 
-    def densify(self):
+    def densify(self) -> Self:
         """Turn a sparsified model's ``coef_`` back into a dense array.
 
         ``coef_`` gets scikit-learn's shape again; the training state that

@@ -5,6 +5,8 @@ Labels become kernel targets here: with two classes one output and targets ±1
 updated in the same pass, and the target is the class index.
 """
 
+from typing import Self
+
 import numpy as np
 from scipy.special import expit
 from sklearn.base import _fit_context
@@ -15,6 +17,7 @@ from sklearn.utils.multiclass import check_classification_targets, unique_labels
 
 from ._base import unchanged_on_error
 from ._losses import CLASSIFICATION_LOSSES, PROBABILISTIC_LOSSES
+from ._typing import ArrayLike, FloatArray, MatrixLike, NDArray
 from ._validation import checked_batch
 
 
@@ -44,7 +47,14 @@ class OnlineClassifierMixin:
         return (n_outputs, n_features)
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, coef_init=None, intercept_init=None, sample_weight=None):
+    def fit(
+        self,
+        X: MatrixLike,
+        y: ArrayLike,
+        coef_init: ArrayLike | None = None,
+        intercept_init: ArrayLike | None = None,
+        sample_weight: ArrayLike | None = None,
+    ) -> Self:
         """Fit the model with up to ``max_iter`` passes over the training data.
 
         Parameters
@@ -101,7 +111,13 @@ class OnlineClassifierMixin:
         self._fit_passes(X, targets, row_weights, plan, initial_weights)
         return self
 
-    def partial_fit(self, X, y, classes=None, sample_weight=None):
+    def partial_fit(
+        self,
+        X: MatrixLike,
+        y: ArrayLike,
+        classes: ArrayLike | None = None,
+        sample_weight: ArrayLike | None = None,
+    ) -> Self:
         """Continue training with one pass over the given rows, in their order.
 
         Round counting (``t_``) and all accumulated state carry over from earlier
@@ -215,7 +231,7 @@ class OnlineClassifierMixin:
             targets = codes.astype(np.float64)
         return targets, row_weights
 
-    def decision_function(self, X):
+    def decision_function(self, X: MatrixLike) -> FloatArray:
         """Confidence scores: ``X @ coef_.T + intercept_``.
 
         Parameters
@@ -232,7 +248,7 @@ class OnlineClassifierMixin:
         self._check_fitted()
         return self._decision_from_scores(self._linear_scores(X))
 
-    def predict(self, X):
+    def predict(self, X: MatrixLike) -> NDArray:
         """Predict class labels: the class of the largest score (binary: the
         positive class ``classes_[1]`` where the score is > 0).
 
@@ -270,7 +286,7 @@ class OnlineClassifierMixin:
         return self.classes_[scores.argmax(axis=1)]
 
     @available_if(_check_proba)
-    def predict_proba(self, X):
+    def predict_proba(self, X: MatrixLike) -> FloatArray:
         """Probability estimates (``loss="log_loss"`` or ``"modified_huber"``).
 
         For ``log_loss`` the positive-class probability of each one-vs-rest output is
@@ -312,7 +328,7 @@ class OnlineClassifierMixin:
         return positive / total
 
     @available_if(_check_proba)
-    def predict_log_proba(self, X):
+    def predict_log_proba(self, X: MatrixLike) -> FloatArray:
         """Logarithm of :meth:`predict_proba`.
 
         Parameters

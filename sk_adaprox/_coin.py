@@ -21,6 +21,7 @@ from ._kernels import coin as _kernels
 from ._losses import LOSS_CODES
 from ._regression import OnlineRegressorMixin
 from ._state import StateSlot
+from ._typing import RandomStateLike
 
 
 class _CoinBetting:
@@ -181,21 +182,21 @@ class CoinBettingClassifier(
 
     def __init__(
         self,
-        loss="log_loss",
+        loss: str = "log_loss",
         *,
-        alpha=100.0,
-        fit_intercept=True,
-        max_iter=1000,
-        tol=1e-3,
-        n_iter_no_change=5,
-        early_stopping=False,
-        validation_fraction=0.1,
-        shuffle=True,
-        random_state=None,
-        warm_start=False,
-        class_weight=None,
-        verbose=0,
-    ):
+        alpha: float = 100.0,
+        fit_intercept: bool = True,
+        max_iter: int = 1000,
+        tol: float | None = 1e-3,
+        n_iter_no_change: int = 5,
+        early_stopping: bool = False,
+        validation_fraction: float = 0.1,
+        shuffle: bool = True,
+        random_state: RandomStateLike = None,
+        warm_start: bool = False,
+        class_weight: dict | str | None = None,
+        verbose: int = 0,
+    ) -> None:
         self.loss = loss
         self.alpha = alpha
         self.fit_intercept = fit_intercept
@@ -271,22 +272,22 @@ default="squared_error"
 
     def __init__(
         self,
-        loss="squared_error",
+        loss: str = "squared_error",
         *,
-        epsilon=0.1,
-        normalize_y=True,
-        alpha=100.0,
-        fit_intercept=True,
-        max_iter=1000,
-        tol=1e-3,
-        n_iter_no_change=5,
-        early_stopping=False,
-        validation_fraction=0.1,
-        shuffle=True,
-        random_state=None,
-        warm_start=False,
-        verbose=0,
-    ):
+        epsilon: float = 0.1,
+        normalize_y: bool = True,
+        alpha: float = 100.0,
+        fit_intercept: bool = True,
+        max_iter: int = 1000,
+        tol: float | None = 1e-3,
+        n_iter_no_change: int = 5,
+        early_stopping: bool = False,
+        validation_fraction: float = 0.1,
+        shuffle: bool = True,
+        random_state: RandomStateLike = None,
+        warm_start: bool = False,
+        verbose: int = 0,
+    ) -> None:
         self.loss = loss
         self.epsilon = epsilon
         self.normalize_y = normalize_y

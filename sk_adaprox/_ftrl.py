@@ -22,6 +22,7 @@ from ._kernels import ftrl as _kernels
 from ._losses import LOSS_CODES
 from ._regression import OnlineRegressorMixin
 from ._state import StateSlot
+from ._typing import RandomStateLike
 
 
 class _FTRL:
@@ -231,24 +232,24 @@ class FTRLClassifier(
 
     def __init__(
         self,
-        loss="log_loss",
+        loss: str = "log_loss",
         *,
-        alpha="auto",
-        beta=0.1,
-        l1="auto",
-        l2=0.0,
-        fit_intercept=True,
-        max_iter=1000,
-        tol=1e-3,
-        n_iter_no_change=5,
-        early_stopping=False,
-        validation_fraction=0.1,
-        shuffle=True,
-        random_state=None,
-        warm_start=False,
-        class_weight=None,
-        verbose=0,
-    ):
+        alpha: float | str = "auto",
+        beta: float = 0.1,
+        l1: float | str = "auto",
+        l2: float = 0.0,
+        fit_intercept: bool = True,
+        max_iter: int = 1000,
+        tol: float | None = 1e-3,
+        n_iter_no_change: int = 5,
+        early_stopping: bool = False,
+        validation_fraction: float = 0.1,
+        shuffle: bool = True,
+        random_state: RandomStateLike = None,
+        warm_start: bool = False,
+        class_weight: dict | str | None = None,
+        verbose: int = 0,
+    ) -> None:
         self.loss = loss
         self.alpha = alpha
         self.beta = beta
@@ -324,25 +325,25 @@ default="squared_error"
 
     def __init__(
         self,
-        loss="squared_error",
+        loss: str = "squared_error",
         *,
-        epsilon=0.1,
-        normalize_y=True,
-        alpha=0.1,
-        beta=0.1,
-        l1=0.0,
-        l2=0.0,
-        fit_intercept=True,
-        max_iter=1000,
-        tol=1e-3,
-        n_iter_no_change=5,
-        early_stopping=False,
-        validation_fraction=0.1,
-        shuffle=True,
-        random_state=None,
-        warm_start=False,
-        verbose=0,
-    ):
+        epsilon: float = 0.1,
+        normalize_y: bool = True,
+        alpha: float | str = 0.1,
+        beta: float = 0.1,
+        l1: float | str = 0.0,
+        l2: float = 0.0,
+        fit_intercept: bool = True,
+        max_iter: int = 1000,
+        tol: float | None = 1e-3,
+        n_iter_no_change: int = 5,
+        early_stopping: bool = False,
+        validation_fraction: float = 0.1,
+        shuffle: bool = True,
+        random_state: RandomStateLike = None,
+        warm_start: bool = False,
+        verbose: int = 0,
+    ) -> None:
         self.loss = loss
         self.epsilon = epsilon
         self.normalize_y = normalize_y

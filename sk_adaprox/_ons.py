@@ -24,6 +24,7 @@ from ._kernels import ons as _kernels
 from ._losses import LOSS_CODES
 from ._regression import OnlineRegressorMixin
 from ._state import StateSlot
+from ._typing import RandomStateLike
 
 # Fitted arrays that are not per-coordinate, by the matrix variant that has them.
 _MATRIX_ARRAYS = {
@@ -365,26 +366,26 @@ class ONSClassifier(
 
     def __init__(
         self,
-        loss="log_loss",
+        loss: str = "log_loss",
         *,
-        matrix="full",
-        gamma=0.1,
-        eps=100.0,
-        radius=None,
-        sketch_size=20,
-        max_matrix_bytes=2e9,
-        fit_intercept=True,
-        max_iter=1000,
-        tol=1e-3,
-        n_iter_no_change=5,
-        early_stopping=False,
-        validation_fraction=0.1,
-        shuffle=True,
-        random_state=None,
-        warm_start=False,
-        class_weight=None,
-        verbose=0,
-    ):
+        matrix: str = "full",
+        gamma: float = 0.1,
+        eps: float = 100.0,
+        radius: float | None = None,
+        sketch_size: int = 20,
+        max_matrix_bytes: float = 2e9,
+        fit_intercept: bool = True,
+        max_iter: int = 1000,
+        tol: float | None = 1e-3,
+        n_iter_no_change: int = 5,
+        early_stopping: bool = False,
+        validation_fraction: float = 0.1,
+        shuffle: bool = True,
+        random_state: RandomStateLike = None,
+        warm_start: bool = False,
+        class_weight: dict | str | None = None,
+        verbose: int = 0,
+    ) -> None:
         self.loss = loss
         self.matrix = matrix
         self.gamma = gamma
@@ -464,27 +465,27 @@ default="squared_error"
 
     def __init__(
         self,
-        loss="squared_error",
+        loss: str = "squared_error",
         *,
-        epsilon=0.1,
-        normalize_y=True,
-        matrix="full",
-        gamma=0.1,
-        eps=100.0,
-        radius=None,
-        sketch_size=20,
-        max_matrix_bytes=2e9,
-        fit_intercept=True,
-        max_iter=1000,
-        tol=1e-3,
-        n_iter_no_change=5,
-        early_stopping=False,
-        validation_fraction=0.1,
-        shuffle=True,
-        random_state=None,
-        warm_start=False,
-        verbose=0,
-    ):
+        epsilon: float = 0.1,
+        normalize_y: bool = True,
+        matrix: str = "full",
+        gamma: float = 0.1,
+        eps: float = 100.0,
+        radius: float | None = None,
+        sketch_size: int = 20,
+        max_matrix_bytes: float = 2e9,
+        fit_intercept: bool = True,
+        max_iter: int = 1000,
+        tol: float | None = 1e-3,
+        n_iter_no_change: int = 5,
+        early_stopping: bool = False,
+        validation_fraction: float = 0.1,
+        shuffle: bool = True,
+        random_state: RandomStateLike = None,
+        warm_start: bool = False,
+        verbose: int = 0,
+    ) -> None:
         self.loss = loss
         self.epsilon = epsilon
         self.normalize_y = normalize_y

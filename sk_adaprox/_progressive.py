@@ -6,14 +6,24 @@ honest held-out predictions: the standard way to evaluate a stream (River's
 scores as they go, so this costs about what ``partial_fit`` over the same rows costs.
 """
 
+from collections.abc import Callable
+from typing import Any
+
 from ._base import OnlineLinearModel
+from ._typing import ArrayLike, MatrixLike, NDArray
 
 _METHODS = ("predict", "decision_function", "predict_proba", "predict_log_proba")
 
 
 def progressive_val_predict(
-    estimator, X, y, *, classes=None, sample_weight=None, method="predict"
-):
+    estimator: OnlineLinearModel,
+    X: MatrixLike,
+    y: ArrayLike,
+    *,
+    classes: ArrayLike | None = None,
+    sample_weight: ArrayLike | None = None,
+    method: str = "predict",
+) -> NDArray:
     """Predict every row with the model as it was just before learning from it.
 
     The estimator learns from the rows exactly as ``estimator.partial_fit(X, y,
@@ -71,15 +81,15 @@ def progressive_val_predict(
 
 
 def progressive_val_score(
-    estimator,
-    X,
-    y,
-    metric,
+    estimator: OnlineLinearModel,
+    X: MatrixLike,
+    y: ArrayLike,
+    metric: Callable[..., Any],
     *,
-    classes=None,
-    sample_weight=None,
-    method="predict",
-):
+    classes: ArrayLike | None = None,
+    sample_weight: ArrayLike | None = None,
+    method: str = "predict",
+) -> Any:
     """Score a stream by progressive validation: ``metric(y, predictions)``.
 
     The predictions are :func:`progressive_val_predict`'s: each row predicted

@@ -8,6 +8,7 @@ default parameters mean the same whatever the target's units; ``coef_``,
 """
 
 from numbers import Real
+from typing import Self
 
 import numpy as np
 from sklearn.base import _fit_context
@@ -15,6 +16,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from ._base import unchanged_on_error
 from ._losses import REGRESSION_LOSSES
+from ._typing import ArrayLike, FloatArray, MatrixLike
 from ._validation import checked_batch
 
 
@@ -37,7 +39,14 @@ class OnlineRegressorMixin:
         return (n_features,)
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, coef_init=None, intercept_init=None, sample_weight=None):
+    def fit(
+        self,
+        X: MatrixLike,
+        y: ArrayLike,
+        coef_init: ArrayLike | None = None,
+        intercept_init: ArrayLike | None = None,
+        sample_weight: ArrayLike | None = None,
+    ) -> Self:
         """Fit the model with up to ``max_iter`` passes over the training data.
 
         Parameters
@@ -84,7 +93,12 @@ class OnlineRegressorMixin:
         self._fit_passes(X, targets, sample_weight, plan, initial_weights)
         return self
 
-    def partial_fit(self, X, y, sample_weight=None):
+    def partial_fit(
+        self,
+        X: MatrixLike,
+        y: ArrayLike,
+        sample_weight: ArrayLike | None = None,
+    ) -> Self:
         """Continue training with one pass over the given rows, in their order.
 
         Round counting (``t_``) and all accumulated state carry over from earlier
@@ -185,7 +199,7 @@ class OnlineRegressorMixin:
         # method is "predict", the one a regressor has
         return self._output_scores(scores)[:, 0]
 
-    def predict(self, X):
+    def predict(self, X: MatrixLike) -> FloatArray:
         """Predict with the linear model: ``X @ coef_ + intercept_``.
 
         Parameters

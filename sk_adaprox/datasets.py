@@ -14,6 +14,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import Bunch, check_random_state
 
+from ._typing import FloatArray, NDArray, RandomStateLike
+
 __all__ = ["make_rare_features", "load_sms_spam"]
 
 # Features at least this frequent (p_i >= _DENSE_P) are drawn as Bernoulli
@@ -98,17 +100,17 @@ def _sample_occurrences(n_samples, probabilities, rng):
 
 
 def make_rare_features(
-    n_samples=10_000,
-    n_features=100_000,
+    n_samples: int = 10_000,
+    n_features: int = 100_000,
     *,
-    frequency_scale=5.0,
-    frequency_decay=1.0,
-    n_classes=2,
-    informative_fraction=0.01,
-    label_noise=0.05,
-    random_state=None,
-    return_coef=False,
-):
+    frequency_scale: float = 5.0,
+    frequency_decay: float = 1.0,
+    n_classes: int = 2,
+    informative_fraction: float = 0.01,
+    label_noise: float = 0.05,
+    random_state: RandomStateLike = None,
+    return_coef: bool = False,
+) -> tuple[sp.csr_matrix, NDArray] | tuple[sp.csr_matrix, NDArray, FloatArray]:
     r"""Generate a sparse classification problem whose rare features matter.
 
     This is the sparse random-data model used to motivate AdaGrad in Duchi,
@@ -302,7 +304,7 @@ USA, 2011.
 """
 
 
-def load_sms_spam(*, return_X_y=False):
+def load_sms_spam(*, return_X_y: bool = False) -> Bunch | tuple[NDArray, NDArray]:
     """Load the SMS Spam Collection (binary text classification).
 
     The data set (5,574 messages: 4,827 ham, 747 spam) is bundled with the

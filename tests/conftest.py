@@ -41,3 +41,11 @@ def shared_data():
             "folder holding shared/data to run this test"
         )
     return DATA_DIR
+
+
+def pytest_report_header(config):
+    """Say which sk_adaprox the session tests: the source tree or an installed wheel."""
+    import sk_adaprox
+
+    where = Path(sk_adaprox.__file__).parent
+    return f"sk_adaprox {sk_adaprox.__version__} from {where}"
