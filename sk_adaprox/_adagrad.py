@@ -165,7 +165,7 @@ class _AdaGrad:
         return _kernels.md_pass(*rows, state, row_scores, *hyper)
 
 
-def _adagrad_parameters(update, eta, l1, why):
+def _adagrad_parameters(update, eta, l1):
     """The parameter section of an AdaGrad estimator with these defaults."""
     update, eta, l1 = (f'"{v}"' if isinstance(v, str) else v for v in (update, eta, l1))
     return f"""update : {{"mirror_descent", "dual_averaging", "auto"}}, \
@@ -187,27 +187,23 @@ default={update}
         tries 0, 1e-6, 1e-5 and 1e-4.
     l2 : float, default=0.0
         L2 regularisation strength, >= 0, applied as ``l2 / 2 * ||w||^2`` per round.
-
-        {AUTO_NOTE}
-
-        {why}
     {TRAINING_PARAMETERS}"""
 
 
 _CLASSIFIER_DEFAULTS_WHY = """The defaults (dual averaging; ``eta`` and ``l1`` chosen in
-        the first pass; ``delta=0.1``) were chosen on issue 13's panel of ten
-        classification sets (benchmarks/selection_study.py, docs/training.md):
-        fitted to ``tol``, they come within 0.005 test AUC of the best of a tuned
-        grid (AdaGrad's and SGDClassifier's, picked on the test set) on every
-        set, where the former defaults (mirror descent, ``eta=0.1``, no ``l1``)
-        lost up to 0.08 on sparse rare-feature data. The first pass costs one
-        pass per candidate (16); set ``eta`` and ``l1`` to skip the choice."""
+    the first pass; ``delta=0.1``) were chosen on issue 13's panel of ten
+    classification sets (benchmarks/selection_study.py, docs/training.md):
+    fitted to ``tol``, they come within 0.005 test AUC of the best of a tuned
+    grid (AdaGrad's and SGDClassifier's, picked on the test set) on every
+    set, where the former defaults (mirror descent, ``eta=0.1``, no ``l1``)
+    lost up to 0.08 on sparse rare-feature data. The first pass costs one
+    pass per candidate (16); set ``eta`` and ``l1`` to skip the choice."""
 
 _REGRESSOR_DEFAULTS_WHY = """The defaults ``eta=0.1, delta=0.1`` were chosen on tf-idf
-        text, one-hot and standardised dense data (docs/adagrad.md, "Choosing the
-        defaults"); with ``normalize_y`` they come within 0.01 R² of
-        SGDRegressor's best ``alpha`` on issue 13's regression panel
-        (benchmarks/regression_panel.py)."""
+    text, one-hot and standardised dense data (docs/adagrad.md, "Choosing the
+    defaults"); with ``normalize_y`` they come within 0.01 R² of
+    SGDRegressor's best ``alpha`` on issue 13's regression panel
+    (benchmarks/regression_panel.py)."""
 
 
 _ADAGRAD_ATTRIBUTES = f"""intercept_sum_sq_grad_ : ndarray of shape (n_outputs,)
@@ -236,7 +232,7 @@ class AdaGradClassifier(
 "squared_error"}}, default="log_loss"
         Loss on the score. ``"log_loss"`` and ``"modified_huber"`` give
         :meth:`predict_proba`.
-    {_adagrad_parameters("dual_averaging", "auto", "auto", _CLASSIFIER_DEFAULTS_WHY)}
+    {_adagrad_parameters("dual_averaging", "auto", "auto")}
     {CLASS_WEIGHT}
 
     Attributes
@@ -250,6 +246,12 @@ class AdaGradClassifier(
     --------
     AdaGradRegressor : The same algorithm for regression.
     sklearn.linear_model.SGDClassifier : One global learning-rate schedule.
+
+    Notes
+    -----
+    {AUTO_NOTE}
+
+    {_CLASSIFIER_DEFAULTS_WHY}
 
     References
     ----------
@@ -331,7 +333,7 @@ default="squared_error"
         Width of the ``"huber"`` quadratic zone and of the ``"epsilon_insensitive"``
         dead zone.
     {NORMALIZE_Y}
-    {_adagrad_parameters("mirror_descent", 0.1, 0.0, _REGRESSOR_DEFAULTS_WHY)}
+    {_adagrad_parameters("mirror_descent", 0.1, 0.0)}
 
     Attributes
     ----------
@@ -344,6 +346,12 @@ default="squared_error"
     --------
     AdaGradClassifier : The same algorithm for classification.
     sklearn.linear_model.SGDRegressor : One global learning-rate schedule.
+
+    Notes
+    -----
+    {AUTO_NOTE}
+
+    {_REGRESSOR_DEFAULTS_WHY}
 
     Examples
     --------

@@ -105,13 +105,13 @@ AUTO_ATTRIBUTES = """chosen_params_ : dict
         training diverged."""
 
 AUTO_NOTE = """Parameters set to ``"auto"`` are chosen while a new model trains. Every
-        setting in the product of their candidate values trains on the same rows
-        in the same order, each from zero, and adds up its progressive loss (each
-        row's loss before it learned from the row: an honest held-out estimate).
-        The setting with the lowest is served (``chosen_params_``). ``fit``
-        chooses at the end of its first pass and goes on with that setting alone,
-        so the first pass costs one pass per candidate and the model equals one
-        trained with the chosen values from the start. A ``partial_fit`` stream
-        keeps every candidate (and their memory) until it has seen 1,000 rows,
-        then keeps the best; until then progressive predictions come from the
-        candidate served before the batch."""
+    setting in the product of their candidate values trains on the same rows
+    in the same order, each from zero, and adds up its progressive loss (each
+    row's loss before it learned from the row: an honest held-out estimate).
+    The setting with the lowest is served (``chosen_params_``). ``fit``
+    chooses at the end of its first pass and goes on with that setting alone,
+    so the first pass costs one pass per candidate and the model equals one
+    trained with the chosen values from the start. A ``partial_fit`` stream
+    keeps every candidate (and their memory) until it has seen 1,000 rows,
+    then keeps the best; until then progressive predictions come from the
+    candidate served before the batch."""

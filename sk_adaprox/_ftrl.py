@@ -103,7 +103,7 @@ class _FTRL:
         )
 
 
-def _ftrl_parameters(alpha, l1, why):
+def _ftrl_parameters(alpha, l1):
     """The parameter section of an FTRL estimator with these defaults."""
     alpha, l1 = (f'"{v}"' if isinstance(v, str) else v for v in (alpha, l1))
     return f"""alpha : float or "auto", default={alpha}
@@ -130,27 +130,23 @@ def _ftrl_parameters(alpha, l1, why):
     l2 : float, default=0.0
         L2 regularisation strength, >= 0, on the summed training loss (adds
         ``l2`` to the denominator of every weight), scaled by passes like ``l1``.
-
-        {AUTO_NOTE}
-
-        {why}
     {TRAINING_PARAMETERS}"""
 
 
 _CLASSIFIER_DEFAULTS_WHY = """The defaults (``alpha`` and ``l1`` chosen in the first
-        pass, ``beta=0.1``) were chosen on issue 13's panel of ten classification sets
-        (benchmarks/selection_study.py, docs/training.md): fitted to ``tol``, they
-        come within 0.005 test AUC of the best of a tuned grid (FTRL's and
-        SGDClassifier's, picked on the test set) on every set. The former
-        defaults (``alpha=0.1``, no ``l1``) lost up to 0.08 on sparse
-        rare-feature data. The first pass costs one pass per candidate (16); set
-        ``alpha`` and ``l1`` to skip the choice."""
+    pass, ``beta=0.1``) were chosen on issue 13's panel of ten classification sets
+    (benchmarks/selection_study.py, docs/training.md): fitted to ``tol``, they
+    come within 0.005 test AUC of the best of a tuned grid (FTRL's and
+    SGDClassifier's, picked on the test set) on every set. The former
+    defaults (``alpha=0.1``, no ``l1``) lost up to 0.08 on sparse
+    rare-feature data. The first pass costs one pass per candidate (16); set
+    ``alpha`` and ``l1`` to skip the choice."""
 
 _REGRESSOR_DEFAULTS_WHY = """The defaults ``alpha=0.1, beta=0.1`` were chosen on tf-idf
-        text, one-hot and hashed one-hot, and standardised dense data (docs/ftrl.md,
-        "Choosing the defaults"); with ``normalize_y`` they come within 0.01 R² of
-        SGDRegressor's best ``alpha`` on issue 13's regression panel
-        (benchmarks/regression_panel.py)."""
+    text, one-hot and hashed one-hot, and standardised dense data (docs/ftrl.md,
+    "Choosing the defaults"); with ``normalize_y`` they come within 0.01 R² of
+    SGDRegressor's best ``alpha`` on issue 13's regression panel
+    (benchmarks/regression_panel.py)."""
 
 _FTRL_ATTRIBUTES = f"""z_ : ndarray, same shape as ``coef_``
         z of each coordinate: its sum of gradients, corrected by ``sigma * w`` at
@@ -193,7 +189,7 @@ class FTRLClassifier(
 "squared_error"}}, default="log_loss"
         Loss on the score. ``"log_loss"`` and ``"modified_huber"`` give
         :meth:`predict_proba`.
-    {_ftrl_parameters("auto", "auto", _CLASSIFIER_DEFAULTS_WHY)}
+    {_ftrl_parameters("auto", "auto")}
     {CLASS_WEIGHT}
 
     Attributes
@@ -208,6 +204,10 @@ class FTRLClassifier(
 
     Notes
     -----
+    {AUTO_NOTE}
+
+    {_CLASSIFIER_DEFAULTS_WHY}
+
     {_NOTES}
 
     References
@@ -285,7 +285,7 @@ default="squared_error"
         Width of the ``"huber"`` quadratic zone and of the ``"epsilon_insensitive"``
         dead zone.
     {NORMALIZE_Y}
-    {_ftrl_parameters(0.1, 0.0, _REGRESSOR_DEFAULTS_WHY)}
+    {_ftrl_parameters(0.1, 0.0)}
 
     Attributes
     ----------
@@ -299,6 +299,10 @@ default="squared_error"
 
     Notes
     -----
+    {AUTO_NOTE}
+
+    {_REGRESSOR_DEFAULTS_WHY}
+
     {_NOTES}
 
     References

@@ -86,3 +86,10 @@ def test_the_first_model_of_getting_started_prints_what_the_page_says(capsys):
     auc = re.search(r"test ROC AUC (\d\.\d+)", printed).group(1)
     page = (DOCS / "getting_started.md").read_text()
     assert f"test ROC AUC ({auc})" in page.replace("\n", " ")
+
+
+def test_the_changelog_names_the_version_the_package_reports():
+    changelog = (DOCS.parent / "CHANGELOG.md").read_text()
+    first_release = re.search(r"^## (.+)$", changelog, flags=re.M).group(1)
+    assert sk_adaprox.__version__ != "0.0.0+unknown", "sk_adaprox is not installed"
+    assert sk_adaprox.__version__ in first_release
