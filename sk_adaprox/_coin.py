@@ -108,7 +108,7 @@ intercept_reward_ : ndarray of shape (n_outputs,)
     {FIT_ATTRIBUTES}"""
 
 _NOTES = """Per coordinate i, after computing its gradient g from the current
-    weight w (ALGORITHMS.md §5)::
+    weight w (Orabona & Tommasi 2017, per coordinate)::
 
         L ← max(L, |g|);  theta ← theta − g;  G ← G + |g|;  R ← max(R − g·w, 0)
         w ← theta / (L · max(G + L, alpha · L)) · (L + R)

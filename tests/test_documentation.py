@@ -93,3 +93,38 @@ def test_the_changelog_names_the_version_the_package_reports():
     first_release = re.search(r"^## (.+)$", changelog, flags=re.M).group(1)
     assert sk_adaprox.__version__ != "0.0.0+unknown", "sk_adaprox is not installed"
     assert sk_adaprox.__version__ in first_release
+
+
+# The user guide's "Parameters" tables: page -> (classifier, regressor).
+PARAMETER_TABLES = {
+    "adagrad.md": (sk_adaprox.AdaGradClassifier, sk_adaprox.AdaGradRegressor),
+    "ftrl.md": (sk_adaprox.FTRLClassifier, sk_adaprox.FTRLRegressor),
+}
+
+
+def _documented_defaults(page):
+    """{parameter: (classifier default, regressor default)} from a page's table
+    headed ``| parameter | classifier default | regressor default | meaning |``."""
+    lines = (DOCS / page).read_text().splitlines()
+    header = "| parameter | classifier default | regressor default | meaning |"
+    start = lines.index(header) + 2  # skip the |---| line
+    defaults = {}
+    for line in lines[start:]:
+        if not line.startswith("|"):
+            break
+        name, *values = [cell.strip().strip("`") for cell in line.split("|")[1:4]]
+        defaults[name] = tuple(
+            value.strip('"') if value.startswith('"') else float(value)
+            for value in values
+        )
+    return defaults
+
+
+@pytest.mark.parametrize("page", sorted(PARAMETER_TABLES))
+def test_the_user_guide_tables_give_the_estimators_defaults(page):
+    classifier, regressor = PARAMETER_TABLES[page]
+    documented = _documented_defaults(page)
+    assert len(documented) >= 4
+    for name, (for_classifier, for_regressor) in documented.items():
+        assert classifier().get_params()[name] == for_classifier, (page, name)
+        assert regressor().get_params()[name] == for_regressor, (page, name)
