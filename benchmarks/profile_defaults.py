@@ -4,14 +4,18 @@
     python benchmarks/profile_defaults.py --dataset "RCV1 subset"
 
 The defaults choose ``eta``/``alpha`` and ``l1`` among 16 candidate settings in the
-first pass of ``fit`` (``"auto"``): today each candidate makes its own pass over the
-rows. This script times, in one process on one core, best of ``--repeats``:
+first pass of ``fit`` (``"auto"``). For binary problems the 16 run side by side in
+one kernel (one read of the rows); multiclass models run them one after the other.
+This script times, in one process on one core, best of ``--repeats``:
 
 - ``SGDClassifier`` at the best point of its grid, fitted to ``tol`` (suite.py's
   time-to-target reference);
 - one pass of a single candidate (the chosen setting, fixed);
 - the default first pass (16 candidates), and how much of it ``cProfile`` puts in
-  the candidates' kernels (``_run_pass``) and in their bookkeeping;
+  the candidates' kernels (``_side_by_side_pass`` or ``_run_pass``) and in their
+  bookkeeping;
+- the same first pass with the candidates one after the other (the path before
+  the side-by-side kernels, and the one multiclass models take);
 - 16 single-candidate passes back to back, timed the same way;
 - a floor for choosing among the candidates in one pass: a minimal Numba loop
   that reads each row once and keeps all 16 dual-averaging candidates side by
@@ -75,6 +79,13 @@ def main():
         n_candidates = len(default.candidate_params_)
         single = cls(**one_pass, **chosen)
         single_seconds = best_time(lambda m=single: m.fit(data.X, data.y), 3)
+        original = cls._side_by_side_supported
+        cls._side_by_side_supported = lambda self, parameters: False
+        one_after_the_other = cls(**one_pass)
+        sequential_seconds = best_time(
+            lambda m=one_after_the_other: m.fit(data.X, data.y), 1
+        )
+        cls._side_by_side_supported = original
         floor = 0.0
         for params in default.candidate_params_:
             candidate = cls(**one_pass, **params)
@@ -85,7 +96,7 @@ def main():
         in_passes = sum(
             row[3]  # cumulative time
             for func, row in stats.stats.items()
-            if func[2] == "_run_pass"
+            if func[2] in ("_run_pass", "_side_by_side_pass")
         )
         total = sum(row[2] for row in stats.stats.values())
         auc = roc_auc_score(data.y_test, default.predict_proba(data.X_test)[:, 1])
@@ -93,7 +104,8 @@ def main():
             f"{cls.__name__}(): test AUC {auc:.4f} after the first pass; "
             f"first pass {default_seconds:.3f} s over "
             f"{n_candidates} candidates ({default_seconds / single_seconds:.1f}x one "
-            f"pass of the chosen {chosen}: {single_seconds:.3f} s); the "
+            f"pass of the chosen {chosen}: {single_seconds:.3f} s); one after the "
+            f"other instead of side by side: {sequential_seconds:.3f} s; the "
             f"{n_candidates} candidates fitted one by one: {floor:.3f} s. cProfile: "
             f"{in_passes:.3f} of {total:.3f} s in the candidates' passes."
         )

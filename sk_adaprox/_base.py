@@ -518,6 +518,13 @@ class OnlineLinearModel(BaseEstimator):
         """
         n_features, n_outputs = self._state.shape[0] - 1, self._state.shape[2]
         candidates = self._candidates()
+        fresh = "_candidate_pool" not in vars(self)
+        if final and fresh and row_scores.shape[0] == 0:
+            result = self._run_candidates_side_by_side(
+                X, targets, row_weights, order, candidates
+            )
+            if result is not None:
+                return result
         pool = vars(self).get("_candidate_pool") or [None] * len(candidates)
         totals = vars(self).get("_candidate_totals", np.zeros(len(candidates)))
         served = vars(self).get("_served_candidate", 0)
@@ -567,6 +574,101 @@ class OnlineLinearModel(BaseEstimator):
             self._candidate_totals = totals
             self._candidate_weight = weight
             self._served_candidate = best
+        return results[best]
+
+    # At most this many bytes of candidate states side by side: more candidates
+    # are run in blocks of as many as fit.
+    _side_by_side_bytes = 2**28
+
+    def _side_by_side_supported(self, parameters):
+        """Whether the algorithm has a kernel that runs one-output candidates
+        with these weight parameters (``_weight_parameters()`` of each) side by
+        side."""
+        return False
+
+    def _side_by_side_pass(
+        self, X, targets, row_weights, order, state, parameters, results
+    ):
+        """One pass of the candidates with ``parameters`` side by side in
+        ``state`` (candidate c owns output c); their ``(loss_sum, rows_done,
+        status)`` go to ``results``' three arrays."""
+        raise NotImplementedError
+
+    def _run_candidates_side_by_side(self, X, targets, row_weights, order, candidates):
+        """:meth:`_run_candidates` for ``fit``'s first pass of a one-output model
+        (binary classifier, regressor), by a kernel that runs the candidates side
+        by side: one read of the data for all of them, or for each block of them
+        when their states together would exceed ``_side_by_side_bytes``. Every
+        candidate computes what it computes alone, so the choice and the model
+        are the same. Returns None where the algorithm has no such kernel for
+        these candidates, and for one-vs-rest models: with K outputs per
+        candidate the side-by-side kernel measured slower than one candidate
+        after the other (benchmarks/README.md)."""
+        n_features = self._state.shape[0] - 1
+        if self._state.shape[2] != 1:
+            return None
+        parameters, slots = [], []
+        chosen = vars(self).pop("_chosen", None)
+        for candidate in candidates:
+            self._chosen = candidate
+            parameters.append(self._weight_parameters())
+            slots.append(self._n_state_slots())
+        vars(self).pop("_chosen")
+        if chosen is not None:
+            self._chosen = chosen
+        if not self._side_by_side_supported(parameters):
+            return None
+        bytes_each = (n_features + 1) * max(slots) * 8
+        fitting = max(1, min(len(candidates), self._side_by_side_bytes // bytes_each))
+        n_blocks = -(-len(candidates) // fitting)
+        block_size = -(-len(candidates) // n_blocks)
+        totals = np.full(len(candidates), np.inf)
+        results = []
+        best = best_state = None
+        for first in range(0, len(candidates), block_size):
+            block = range(first, min(first + block_size, len(candidates)))
+            state = new_state(n_features, max(slots), len(block))
+            loss_sums, rows_done, statuses = outcome = (
+                np.zeros(len(block)),
+                np.zeros(len(block), dtype=np.int64),
+                np.full(len(block), STATUS_OK, dtype=np.int64),
+            )
+            self._side_by_side_pass(
+                X,
+                targets,
+                row_weights,
+                order,
+                state,
+                [parameters[index] for index in block],
+                outcome,
+            )
+            block_best = None
+            for column, index in enumerate(block):
+                results.append(
+                    (
+                        float(loss_sums[column]),
+                        int(rows_done[column]),
+                        int(statuses[column]),
+                    )
+                )
+                if statuses[column] != STATUS_OK:
+                    continue
+                totals[index] = loss_sums[column]
+                if best is None or totals[index] < totals[best]:
+                    best, block_best = index, column
+            if block_best is not None:
+                best_state = np.ascontiguousarray(
+                    state[:, : slots[best], block_best : block_best + 1]
+                )
+        if best is None:  # every candidate diverged: report the last one's row
+            return results[-1]
+        self._start_training(n_features, 1, chosen=candidates[best])
+        self._sync_parameters()
+        self._state = best_state
+        weight = float(row_weights[order].sum())
+        self.chosen_params_ = dict(self._chosen)
+        self.candidate_params_ = candidates
+        self.candidate_losses_ = totals / weight if weight > 0 else totals.copy()
         return results[best]
 
     # -- the pass loop --------------------------------------------------------------

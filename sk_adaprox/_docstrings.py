@@ -110,8 +110,11 @@ AUTO_NOTE = """Parameters set to ``"auto"`` are chosen while a new model trains.
     row's loss before it learned from the row: an honest held-out estimate).
     The setting with the lowest is served (``chosen_params_``). ``fit``
     chooses at the end of its first pass and goes on with that setting alone,
-    so the first pass costs one pass per candidate and the model equals one
-    trained with the chosen values from the start. A ``partial_fit`` stream
+    so the model equals one trained with the chosen values from the start.
+    The first pass does the arithmetic of every candidate; for a binary
+    classifier or a regressor (dual-averaging AdaGrad, FTRL) the candidates
+    run side by side in one kernel, reading the data once, otherwise one
+    after the other. A ``partial_fit`` stream
     keeps every candidate (and their memory) until it has seen 1,000 rows,
     then keeps the best; until then progressive predictions come from the
     candidate served before the batch."""

@@ -33,6 +33,11 @@ Conventions shared by every kernel:
   the sum of s_t times the pre-update loss, how many rows were applied, and
   ``STATUS_OK`` or the reason the pass stopped at row ``order[rows_done]`` without
   applying it.
+- ``da_candidates_pass`` and ``ftrl_candidates_pass`` run several candidate
+  settings of a one-output model side by side (output c of ``state`` is candidate
+  c, the parameters that differ come as arrays) and write each candidate's
+  ``(loss_sum, rows_done, status)`` into three arrays; a candidate whose status is
+  not ``STATUS_OK`` is skipped from then on.
 - Every pass kernel has the same row skeleton (score, derivatives, bound or dry run,
   update, intercept), so comparing two shows only the rule. Numba caches neither a
   kernel that takes a jitted rule as an argument nor a closure made by a factory, so

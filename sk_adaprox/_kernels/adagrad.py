@@ -615,6 +615,160 @@ def da_pass(
     return loss_sum, rows_done, status
 
 
+@jit
+def _da_candidate_step_is_finite(
+    data, indices, start, end, g_row, state, c, t, eta, delta, l1, l2, fit_intercept
+):
+    """The dry run of :func:`da_pass` for candidate ``c`` of
+    :func:`da_candidates_pass` (the checks of :func:`_da_row_update` and
+    :func:`_da_intercept_update` with ``dry_run``); ``g_row`` is its s_t * dl/dp."""
+    finite = True
+    for p in range(start, end):
+        j = indices[p]
+        g = g_row * data[p]
+        new_sum = state[j, SUM_GRAD, c] + g
+        new_sum_sq = state[j, SUM_SQ_GRAD, c] + g * g
+        new_w = da_weight(new_sum, new_sum_sq, t, eta, delta, l1, l2)
+        finite &= math.isfinite(new_w) and math.isfinite(new_sum_sq)
+    if fit_intercept:
+        intercept_state = state[state.shape[0] - 1]
+        new_sum = intercept_state[SUM_GRAD, c] + g_row
+        new_sum_sq = intercept_state[SUM_SQ_GRAD, c] + g_row * g_row
+        new_b = da_weight(new_sum, new_sum_sq, t, eta, delta, 0.0, 0.0)
+        finite &= math.isfinite(new_b) and math.isfinite(new_sum_sq)
+    return finite
+
+
+@jit
+def da_candidates_pass(
+    data,
+    indices,
+    indptr,
+    targets,
+    row_weights,
+    order,
+    state,
+    t0,
+    loss,
+    epsilon,
+    etas,
+    delta,
+    l1s,
+    l2,
+    fit_intercept,
+    loss_sums,
+    rows_done,
+    statuses,
+):
+    """:func:`da_pass` for several candidate settings of a one-output model
+    (binary classification, regression) side by side: one read of the rows for
+    all of them (``eta="auto"``, ``l1="auto"``).
+
+    Candidate c has ``etas[c]`` and ``l1s[c]`` and owns output c of ``state``, so
+    a non-zero touches one block of memory for all candidates. Each candidate
+    computes exactly what :func:`da_pass` computes for it alone: its
+    ``(loss_sum, rows_done, status)`` go to ``loss_sums[c]``, ``rows_done[c]``
+    and ``statuses[c]``. A candidate whose status is not ``STATUS_OK`` (on entry,
+    or after a row that would make it non-finite) is skipped from then on, and
+    its state stays as it was before that row.
+    """
+    n_candidates = etas.shape[0]
+    intercept_state = state[state.shape[0] - 1]
+    # Row c holds candidate c's one output: the helpers get C-contiguous rows.
+    scores = np.empty((n_candidates, 1))
+    scaled_dloss = np.empty((n_candidates, 1))
+    learns = np.zeros(n_candidates, dtype=np.bool_)
+    for pos in range(order.shape[0]):
+        i = order[pos]
+        t = t0 + pos + 1
+        start = indptr[i]
+        end = indptr[i + 1]
+        max_abs_x = 1.0 if fit_intercept else 0.0
+        for c in range(n_candidates):
+            scores[c, 0] = intercept_state[WEIGHT, c]
+        for p in range(start, end):
+            j = indices[p]
+            x = data[p]
+            max_abs_x = max(max_abs_x, abs(x))
+            for c in range(n_candidates):
+                if statuses[c] != STATUS_OK:
+                    continue
+                if l1s[c] > 0.0 or l2 > 0.0:
+                    w = da_weight(
+                        state[j, SUM_GRAD, c],
+                        state[j, SUM_SQ_GRAD, c],
+                        t - 1,
+                        etas[c],
+                        delta,
+                        l1s[c],
+                        l2,
+                    )
+                else:
+                    w = state[j, WEIGHT, c]
+                scores[c, 0] += w * x
+        for c in range(n_candidates):
+            learns[c] = False
+            if statuses[c] != STATUS_OK:
+                continue
+            row_loss = row_derivatives(
+                loss, epsilon, targets[i], scores[c], row_weights[i], scaled_dloss[c]
+            )
+            if not (all_finite(scores[c]) and all_finite(scaled_dloss[c])):
+                statuses[c] = STATUS_NONFINITE_SCORE
+                continue
+            if not row_is_safe(
+                scaled_dloss[c], max_abs_x, etas[c] * math.sqrt(t)
+            ) and not _da_candidate_step_is_finite(
+                data,
+                indices,
+                start,
+                end,
+                scaled_dloss[c, 0],
+                state,
+                c,
+                t,
+                etas[c],
+                delta,
+                l1s[c],
+                l2,
+                fit_intercept,
+            ):
+                statuses[c] = STATUS_NONFINITE_UPDATE
+                continue
+            learns[c] = True
+            loss_sums[c] += row_weights[i] * row_loss
+            rows_done[c] += 1
+        # Round t's update of every candidate that learns from the row: the
+        # arithmetic of _da_row_update and _da_intercept_update.
+        for p in range(start, end):
+            j = indices[p]
+            x = data[p]
+            for c in range(n_candidates):
+                if not learns[c]:
+                    continue
+                g = scaled_dloss[c, 0] * x
+                new_sum = state[j, SUM_GRAD, c] + g
+                new_sum_sq = state[j, SUM_SQ_GRAD, c] + g * g
+                state[j, SUM_GRAD, c] = new_sum
+                state[j, SUM_SQ_GRAD, c] = new_sum_sq
+                if l1s[c] == 0.0 and l2 == 0.0:
+                    state[j, WEIGHT, c] = da_weight(
+                        new_sum, new_sum_sq, t, etas[c], delta, 0.0, 0.0
+                    )
+        if fit_intercept:
+            for c in range(n_candidates):
+                if not learns[c]:
+                    continue
+                g = scaled_dloss[c, 0]
+                new_sum = intercept_state[SUM_GRAD, c] + g
+                new_sum_sq = intercept_state[SUM_SQ_GRAD, c] + g * g
+                intercept_state[SUM_GRAD, c] = new_sum
+                intercept_state[SUM_SQ_GRAD, c] = new_sum_sq
+                intercept_state[WEIGHT, c] = da_weight(
+                    new_sum, new_sum_sq, t, etas[c], delta, 0.0, 0.0
+                )
+
+
 # ------------------------------------------------------------------------------
 # Scores with lazy weights: the current values, computed without writing them
 # ------------------------------------------------------------------------------

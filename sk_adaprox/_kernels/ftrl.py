@@ -304,3 +304,194 @@ def ftrl_pass(
         loss_sum += row_weights[i] * row_loss
         rows_done += 1
     return loss_sum, rows_done, status
+
+
+@jit
+def _candidate_step_is_finite(
+    data,
+    indices,
+    start,
+    end,
+    g_row,
+    state,
+    c,
+    inverse_alpha,
+    beta,
+    l1,
+    l2,
+    fit_intercept,
+):
+    """The dry run of :func:`ftrl_pass` for candidate ``c`` of
+    :func:`ftrl_candidates_pass` (the checks of :func:`_row_update` and
+    :func:`_intercept_update` with ``dry_run``); ``g_row`` is its s_t * dl/dp."""
+    finite = True
+    for p in range(start, end):
+        j = indices[p]
+        new_w, new_z, new_n = step(
+            state[j, WEIGHT, c],
+            state[j, Z, c],
+            state[j, N, c],
+            g_row * data[p],
+            inverse_alpha,
+            beta,
+            l1,
+            l2,
+        )
+        finite &= math.isfinite(new_w) and math.isfinite(new_z) and math.isfinite(new_n)
+    if fit_intercept:
+        intercept_state = state[state.shape[0] - 1]
+        new_b, new_z, new_n = step(
+            intercept_state[WEIGHT, c],
+            intercept_state[Z, c],
+            intercept_state[N, c],
+            g_row,
+            inverse_alpha,
+            beta,
+            0.0,
+            0.0,
+        )
+        finite &= math.isfinite(new_b) and math.isfinite(new_z) and math.isfinite(new_n)
+    return finite
+
+
+@jit
+def ftrl_candidates_pass(
+    data,
+    indices,
+    indptr,
+    targets,
+    row_weights,
+    order,
+    state,
+    loss,
+    epsilon,
+    inverse_alphas,
+    beta,
+    l1s,
+    l2,
+    fit_intercept,
+    loss_sums,
+    rows_done,
+    statuses,
+):
+    """:func:`ftrl_pass` for several candidate settings of a one-output model
+    (binary classification, regression) side by side: one read of the rows for
+    all of them (``alpha="auto"``, ``l1="auto"``).
+
+    Candidate c has ``inverse_alphas[c]`` and ``l1s[c]`` and owns output c of
+    ``state``. Each candidate computes exactly what :func:`ftrl_pass` computes for
+    it alone; its ``(loss_sum, rows_done, status)`` go to ``loss_sums[c]``,
+    ``rows_done[c]`` and ``statuses[c]``. A candidate whose status is not
+    ``STATUS_OK`` (on entry, or after a row that would make it non-finite) is
+    skipped from then on, and its state stays as it was before that row.
+    """
+    n_candidates = l1s.shape[0]
+    intercept_state = state[state.shape[0] - 1]
+    # Row c holds candidate c's one output: the helpers get C-contiguous rows.
+    scores = np.empty((n_candidates, 1))
+    scaled_dloss = np.empty((n_candidates, 1))
+    max_abs_w = np.empty(n_candidates)
+    max_abs_z = np.empty(n_candidates)
+    learns = np.zeros(n_candidates, dtype=np.bool_)
+    for pos in range(order.shape[0]):
+        i = order[pos]
+        start = indptr[i]
+        end = indptr[i + 1]
+        # Score with the weights after round t - 1; note the bounds of the row.
+        max_abs_x = 1.0 if fit_intercept else 0.0
+        min_abs_x = 1.0 if fit_intercept else math.inf
+        for c in range(n_candidates):
+            scores[c, 0] = intercept_state[WEIGHT, c]
+            max_abs_w[c] = abs(scores[c, 0]) if fit_intercept else 0.0
+            max_abs_z[c] = abs(intercept_state[Z, c]) if fit_intercept else 0.0
+        for p in range(start, end):
+            j = indices[p]
+            x = data[p]
+            if x != 0.0:
+                max_abs_x = max(max_abs_x, abs(x))
+                min_abs_x = min(min_abs_x, abs(x))
+            for c in range(n_candidates):
+                if statuses[c] != STATUS_OK:
+                    continue
+                w = state[j, WEIGHT, c]
+                scores[c, 0] += w * x
+                max_abs_w[c] = max(max_abs_w[c], abs(w))
+                max_abs_z[c] = max(max_abs_z[c], abs(state[j, Z, c]))
+        for c in range(n_candidates):
+            learns[c] = False
+            if statuses[c] != STATUS_OK:
+                continue
+            row_loss = row_derivatives(
+                loss, epsilon, targets[i], scores[c], row_weights[i], scaled_dloss[c]
+            )
+            if not (all_finite(scores[c]) and all_finite(scaled_dloss[c])):
+                statuses[c] = STATUS_NONFINITE_SCORE
+                continue
+            bound = _value_bound(
+                scaled_dloss[c],
+                max_abs_x,
+                min_abs_x,
+                max_abs_w[c],
+                max_abs_z[c],
+                inverse_alphas[c],
+                beta,
+            )
+            if not row_is_safe(
+                scaled_dloss[c], max_abs_x, bound
+            ) and not _candidate_step_is_finite(
+                data,
+                indices,
+                start,
+                end,
+                scaled_dloss[c, 0],
+                state,
+                c,
+                inverse_alphas[c],
+                beta,
+                l1s[c],
+                l2,
+                fit_intercept,
+            ):
+                statuses[c] = STATUS_NONFINITE_UPDATE
+                continue
+            learns[c] = True
+            loss_sums[c] += row_weights[i] * row_loss
+            rows_done[c] += 1
+        # Round t's step of every candidate that learns from the row: the
+        # arithmetic of _row_update and _intercept_update.
+        for p in range(start, end):
+            j = indices[p]
+            x = data[p]
+            for c in range(n_candidates):
+                if not learns[c]:
+                    continue
+                new_w, new_z, new_n = step(
+                    state[j, WEIGHT, c],
+                    state[j, Z, c],
+                    state[j, N, c],
+                    scaled_dloss[c, 0] * x,
+                    inverse_alphas[c],
+                    beta,
+                    l1s[c],
+                    l2,
+                )
+                state[j, WEIGHT, c] = new_w
+                state[j, Z, c] = new_z
+                state[j, N, c] = new_n
+        if fit_intercept:
+            for c in range(n_candidates):
+                if not learns[c]:
+                    continue
+                new_b, new_z, new_n = step(
+                    intercept_state[WEIGHT, c],
+                    intercept_state[Z, c],
+                    intercept_state[N, c],
+                    scaled_dloss[c, 0],
+                    inverse_alphas[c],
+                    beta,
+                    0.0,
+                    0.0,
+                )
+                intercept_state[WEIGHT, c] = new_b
+                intercept_state[Z, c] = new_z
+                intercept_state[N, c] = new_n
