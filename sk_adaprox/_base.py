@@ -660,6 +660,7 @@ class OnlineLinearModel(BaseEstimator):
                 best_state = np.ascontiguousarray(
                     state[:, : slots[best], block_best : block_best + 1]
                 )
+            del state  # before the next block's: at most one block at a time
         if best is None:  # every candidate diverged: report the last one's row
             return results[-1]
         self._start_training(n_features, 1, chosen=candidates[best])
