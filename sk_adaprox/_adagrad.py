@@ -147,7 +147,8 @@ class _AdaGrad:
             _kernels.md_scores(*rows, l1, l2, out)
 
     def _side_by_side_supported(self, parameters):
-        # Dual averaging only: mirror descent's lazy bookkeeping differs with l1.
+        # Dual averaging only: mirror descent has no side-by-side kernel (its lazy
+        # l1/l2 catch-up would need one of its own).
         return all(update == "dual_averaging" for update, *_ in parameters)
 
     def _side_by_side_pass(
@@ -218,7 +219,7 @@ default={update}
 
 
 _CLASSIFIER_DEFAULTS_WHY = """The defaults (dual averaging; ``eta`` and ``l1`` chosen in
-    the first pass; ``delta=0.1``) were chosen on issue 13's panel of ten
+    the first pass; ``delta=0.1``) were chosen on a panel of ten
     classification sets (benchmarks/selection_study.py, docs/training.md):
     fitted to ``tol``, they come within 0.005 test AUC of the best of a tuned
     grid (AdaGrad's and SGDClassifier's, picked on the test set) on every
@@ -229,7 +230,7 @@ _CLASSIFIER_DEFAULTS_WHY = """The defaults (dual averaging; ``eta`` and ``l1`` c
 _REGRESSOR_DEFAULTS_WHY = """The defaults ``eta=0.1, delta=0.1`` were chosen on tf-idf
     text, one-hot and standardised dense data (docs/adagrad.md, "Choosing the
     defaults"); with ``normalize_y`` they come within 0.01 R² of
-    SGDRegressor's best ``alpha`` on issue 13's regression panel
+    SGDRegressor's best ``alpha`` on a regression panel of five sets
     (benchmarks/regression_panel.py)."""
 
 

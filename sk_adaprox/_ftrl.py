@@ -160,7 +160,7 @@ def _ftrl_parameters(alpha, l1):
 
 
 _CLASSIFIER_DEFAULTS_WHY = """The defaults (``alpha`` and ``l1`` chosen in the first
-    pass, ``beta=0.1``) were chosen on issue 13's panel of ten classification sets
+    pass, ``beta=0.1``) were chosen on a panel of ten classification sets
     (benchmarks/selection_study.py, docs/training.md): fitted to ``tol``, they
     come within 0.005 test AUC of the best of a tuned grid (FTRL's and
     SGDClassifier's, picked on the test set) on every set. The former
@@ -171,7 +171,7 @@ _CLASSIFIER_DEFAULTS_WHY = """The defaults (``alpha`` and ``l1`` chosen in the f
 _REGRESSOR_DEFAULTS_WHY = """The defaults ``alpha=0.1, beta=0.1`` were chosen on tf-idf
     text, one-hot and hashed one-hot, and standardised dense data (docs/ftrl.md,
     "Choosing the defaults"); with ``normalize_y`` they come within 0.01 R² of
-    SGDRegressor's best ``alpha`` on issue 13's regression panel
+    SGDRegressor's best ``alpha`` on a regression panel of five sets
     (benchmarks/regression_panel.py)."""
 
 _FTRL_ATTRIBUTES = f"""z_ : ndarray, same shape as ``coef_``
