@@ -25,17 +25,9 @@ def _fit(estimator, kind, X, y_class, y_real):
     return estimator
 
 
-@pytest.mark.parametrize("kind", ["classifier", "regressor"])
-@pytest.mark.parametrize("algorithm", ALGORITHMS)
-def test_concurrent_fits_equal_sequential_fits(algorithm, kind):
-    problems = [_problem(seed) for seed in range(4)]
-
-    def build():
-        return [
-            make(algorithm, kind, max_iter=3, tol=None, random_state=i, l1=1e-4)
-            for i in range(len(problems))
-        ]
-
+def _assert_threads_give_sequential_models(build, kind, problems):
+    """Models from ``build()`` fitted in one thread each, all at once, equal the
+    same models fitted one at a time."""
     sequential = [
         _fit(est, kind, *problem)
         for est, problem in zip(build(), problems, strict=True)
@@ -65,6 +57,42 @@ def test_concurrent_fits_equal_sequential_fits(algorithm, kind):
         for name in expected:
             np.testing.assert_array_equal(got[name], expected[name], err_msg=name)
         assert together.t_ == alone.t_
+
+
+@pytest.mark.parametrize("kind", ["classifier", "regressor"])
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_concurrent_fits_equal_sequential_fits(algorithm, kind):
+    problems = [_problem(seed) for seed in range(4)]
+
+    def build():
+        return [
+            make(algorithm, kind, max_iter=3, tol=None, random_state=i, l1=1e-4)
+            for i in range(len(problems))
+        ]
+
+    _assert_threads_give_sequential_models(build, kind, problems)
+
+
+@pytest.mark.parametrize("algorithm", ["adagrad_da", "ftrl"])
+def test_concurrent_default_fits_equal_sequential_fits(algorithm):
+    # The defaults choose among candidates run side by side in one kernel.
+    problems = [_problem(seed) for seed in range(4)]
+
+    def build():
+        return [
+            make(
+                algorithm,
+                "classifier",
+                step_size="auto",
+                l1="auto",
+                max_iter=3,
+                tol=None,
+                random_state=i,
+            )
+            for i in range(len(problems))
+        ]
+
+    _assert_threads_give_sequential_models(build, "classifier", problems)
 
 
 def test_grid_search_on_threads_equals_one_job():
