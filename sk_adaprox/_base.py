@@ -576,6 +576,9 @@ class OnlineLinearModel(BaseEstimator):
             self._served_candidate = best
         return results[best]
 
+    # Whether fit's first pass may run the candidates side by side (False: one
+    # after the other, as before the side-by-side kernels; for comparisons).
+    _candidates_side_by_side = True
     # At most this many bytes of candidate states side by side: more candidates
     # are run in blocks of as many as fit.
     _side_by_side_bytes = 2**28
@@ -605,20 +608,21 @@ class OnlineLinearModel(BaseEstimator):
         candidate the side-by-side kernel measured slower than one candidate
         after the other (benchmarks/README.md)."""
         n_features = self._state.shape[0] - 1
-        if self._state.shape[2] != 1:
+        if not self._candidates_side_by_side or self._state.shape[2] != 1:
             return None
-        parameters, slots = [], []
+        parameters, slots = [], set()
         chosen = vars(self).pop("_chosen", None)
-        for candidate in candidates:
+        for candidate in candidates:  # each candidate's values, as _param sees them
             self._chosen = candidate
             parameters.append(self._weight_parameters())
-            slots.append(self._n_state_slots())
+            slots.add(self._n_state_slots())
         vars(self).pop("_chosen")
         if chosen is not None:
             self._chosen = chosen
-        if not self._side_by_side_supported(parameters):
+        if len(slots) != 1 or not self._side_by_side_supported(parameters):
             return None
-        bytes_each = (n_features + 1) * max(slots) * 8
+        (n_slots,) = slots
+        bytes_each = (n_features + 1) * n_slots * 8
         fitting = max(1, min(len(candidates), self._side_by_side_bytes // bytes_each))
         n_blocks = -(-len(candidates) // fitting)
         block_size = -(-len(candidates) // n_blocks)
@@ -627,7 +631,7 @@ class OnlineLinearModel(BaseEstimator):
         best = best_state = None
         for first in range(0, len(candidates), block_size):
             block = range(first, min(first + block_size, len(candidates)))
-            state = new_state(n_features, max(slots), len(block))
+            state = new_state(n_features, n_slots, len(block))
             loss_sums, rows_done, statuses = outcome = (
                 np.zeros(len(block)),
                 np.zeros(len(block), dtype=np.int64),
@@ -658,7 +662,7 @@ class OnlineLinearModel(BaseEstimator):
                     best, block_best = index, column
             if block_best is not None:
                 best_state = np.ascontiguousarray(
-                    state[:, : slots[best], block_best : block_best + 1]
+                    state[:, :, block_best : block_best + 1]
                 )
             del state  # before the next block's: at most one block at a time
         if best is None:  # every candidate diverged: report the last one's row

@@ -39,9 +39,7 @@ SIDE_BY_SIDE = {
 
 def _one_after_the_other(monkeypatch, estimator_class):
     """Make ``estimator_class`` run its candidates one after the other."""
-    monkeypatch.setattr(
-        estimator_class, "_side_by_side_supported", lambda self, parameters: False
-    )
+    monkeypatch.setattr(estimator_class, "_candidates_side_by_side", False)
 
 
 def _fit_both_ways(monkeypatch, estimator_class, params, X, y, **fit_params):
