@@ -1,15 +1,22 @@
 """Choosing CoinBettingClassifier's defaults on issue 13's panel.
 
-Run: python benchmarks/coin_defaults.py [--sets a,b,...]
+Run: python benchmarks/coin_defaults.py [--sets a,b,...] [--out FILE.json]
 
-Coin betting has one parameter, ``alpha``, and the epoch policy: ``alpha`` in
-{10, 100, 1000} x {fit to ``tol``, ``early_stopping=True``, 5 passes}. For each set
-the table gives each setting's test AUC minus the best of SGDClassifier's log-loss
-grid (the set's ceiling here, as in ``classifier_panel.py``), and the last lines
-the worst gap per setting over the sets.
+Coin betting's grid is its rule and that rule's one parameter, each under three
+epoch policies:
+
+- ``update="cocob"`` with ``alpha`` in {10, 100, 1000};
+- ``update="normalized"`` with ``initial_wealth`` in {1, 4, 16};
+- fitted to ``tol``, with ``early_stopping=True``, or for 5 passes.
+
+For each set it prints each setting's test AUC, the set's ceiling (the best of
+that grid and of SGDClassifier's log-loss grid over alpha x {l2, l1}, picked on
+the test set) and ``SGDClassifier()``'s AUC; then, per setting, the worst gap to
+the ceiling over the sets and the worst difference from ``SGDClassifier()``.
 """
 
 import argparse
+import json
 import warnings
 
 from classifier_panel import _int32_indices
@@ -25,40 +32,78 @@ POLICIES = {
     "early stopping": {"early_stopping": True},
     "5 passes": {"max_iter": 5, "tol": None},
 }
+RULES = {
+    "cocob": ("alpha", (10.0, 100.0, 1000.0)),
+    "normalized": ("initial_wealth", (1.0, 4.0, 16.0)),
+}
+DEFAULT = "normalized, initial_wealth=4, tol"
+
+
+def settings():
+    """``{label: parameters}`` of every setting of the grid."""
+    grid = {}
+    for update, (name, values) in RULES.items():
+        for value in values:
+            for policy, params in POLICIES.items():
+                label = f"{update}, {name}={value:g}, {policy}"
+                grid[label] = {"update": update, name: value, **params}
+    return grid
+
+
+def sgd_aucs(X, y, X_test, y_test):
+    """``(best of the log-loss grid, SGDClassifier())`` test AUCs."""
+    X, X_test = _int32_indices(X), _int32_indices(X_test)
+
+    def auc(**params):
+        model = SGDClassifier(random_state=0, **params).fit(X, y)
+        return roc_auc_score(y_test, model.decision_function(X_test))
+
+    best = max(
+        auc(loss="log_loss", alpha=alpha, penalty=penalty)
+        for penalty in ("l2", "l1")
+        for alpha in (1e-7, 1e-6, 1e-5, 1e-4, 1e-3)
+    )
+    return best, auc()
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sets", default=",".join(SETS))
+    parser.add_argument("--out", help="write every AUC to this JSON file")
     args = parser.parse_args()
-    worst = {}
     warnings.simplefilter("ignore", ConvergenceWarning)
+    results = {}
     for name in args.sets.split(","):
         X, y, X_test, y_test = SETS[name]()
-        X_sgd, X_test_sgd = _int32_indices(X), _int32_indices(X_test)
-        best = max(
-            roc_auc_score(
-                y_test,
-                SGDClassifier(
-                    loss="log_loss", alpha=alpha, penalty=penalty, random_state=0
-                )
-                .fit(X_sgd, y)
-                .decision_function(X_test_sgd),
-            )
-            for penalty in ("l2", "l1")
-            for alpha in (1e-7, 1e-6, 1e-5, 1e-4, 1e-3)
+        sgd_best, sgd_default = sgd_aucs(X, y, X_test, y_test)
+        aucs = {}
+        for label, params in settings().items():
+            model = CoinBettingClassifier(random_state=0, **params).fit(X, y)
+            aucs[label] = roc_auc_score(y_test, model.decision_function(X_test))
+        ceiling = max(sgd_best, *aucs.values())
+        results[name] = {"sgd_best": sgd_best, "sgd_default": sgd_default, **aucs}
+        print(
+            f"{name}: ceiling {ceiling:.4f}, SGD() {sgd_default:.4f}, default "
+            f"{aucs[DEFAULT]:.4f} ({aucs[DEFAULT] - ceiling:+.4f}); "
+            + ", ".join(f"{label} {auc:.4f}" for label, auc in aucs.items()),
+            flush=True,
         )
-        cells = []
-        for alpha in (10.0, 100.0, 1000.0):
-            for policy, params in POLICIES.items():
-                model = CoinBettingClassifier(alpha=alpha, random_state=0, **params)
-                auc = roc_auc_score(y_test, model.fit(X, y).decision_function(X_test))
-                key = (alpha, policy)
-                worst[key] = min(worst.get(key, 0.0), auc - best)
-                cells.append(f"{alpha:g}/{policy}: {auc - best:+.4f}")
-        print(f"{name} (SGD best {best:.4f}): " + ", ".join(cells), flush=True)
-    for (alpha, policy), gap in sorted(worst.items(), key=lambda item: -item[1]):
-        print(f"worst gap, alpha {alpha:g}, {policy}: {gap:+.4f}")
+    print("\n| setting | worst gap to the ceiling | where | worst vs SGD() |")
+    print("|---|---|---|---|")
+    rows = []
+    for label in settings():
+        gaps = {
+            name: row[label] - max(v for k, v in row.items() if k != "sgd_default")
+            for name, row in results.items()
+        }
+        versus = min(row[label] - row["sgd_default"] for row in results.values())
+        where = min(gaps, key=gaps.get)
+        rows.append((gaps[where], label, where, versus))
+    for gap, label, where, versus in sorted(rows, reverse=True):
+        print(f"| {label} | {gap:+.4f} | {where} | {versus:+.4f} |")
+    if args.out:
+        with open(args.out, "w") as file:
+            json.dump(results, file, indent=1)
 
 
 if __name__ == "__main__":

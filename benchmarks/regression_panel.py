@@ -23,7 +23,12 @@ from _data import (
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import SGDRegressor
 
-from sk_adaprox import AdaGradRegressor, FTRLRegressor, ONSRegressor
+from sk_adaprox import (
+    AdaGradRegressor,
+    CoinBettingRegressor,
+    FTRLRegressor,
+    ONSRegressor,
+)
 
 SETS = {
     "california": cal_housing_raw_target,
@@ -39,6 +44,10 @@ def ours(n_features):
         "AdaGradRegressor()": AdaGradRegressor(random_state=0),
         "FTRLRegressor()": FTRLRegressor(random_state=0),
         "ONSRegressor(matrix='diag')": ONSRegressor(matrix="diag", random_state=0),
+        "CoinBettingRegressor()": CoinBettingRegressor(random_state=0),
+        "CoinBettingRegressor(update='cocob')": CoinBettingRegressor(
+            update="cocob", random_state=0
+        ),
     }
     if n_features <= 2000:
         models["ONSRegressor()"] = ONSRegressor(random_state=0)

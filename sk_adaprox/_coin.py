@@ -3,9 +3,10 @@ Orabona & Pál 2016, Orabona & Tommasi 2017)."""
 
 from numbers import Real
 
+import numpy as np
 from sklearn.base import RegressorMixin
 from sklearn.linear_model._base import LinearClassifierMixin
-from sklearn.utils._param_validation import Interval
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from ._base import OnlineLinearModel
 from ._classification import OnlineClassifierMixin
@@ -25,40 +26,101 @@ from ._typing import RandomStateLike
 
 
 class _CoinBetting:
-    """Per-coordinate coin betting: its parameter, state slots and kernel calls.
+    """Per-coordinate coin betting: its parameters, state slots and kernel calls.
 
     State slots (views shaped like ``coef_``, or ``intercept_`` for the
-    ``intercept_*`` ones): ``sum_neg_grad_`` (theta), ``sum_abs_grad_`` (G),
-    ``max_abs_grad_`` (L) and ``reward_`` (R); the weights (the bets) are a closed
-    form of them, kept current in the ``WEIGHT`` slot by the kernel.
+    ``intercept_*`` ones): ``sum_neg_grad_`` (theta), ``sum_abs_grad_`` (G) and
+    ``reward_`` (R) under both rules; ``max_abs_grad_`` (L) under
+    ``update="cocob"``, whose kernel keeps the bets current in the ``WEIGHT``
+    slot; ``max_abs_x_`` and ``max_abs_dloss_`` under ``update="normalized"``,
+    whose served weights (bets over N, the running mean row norm in
+    ``_row_norms``) are computed when read.
     """
 
     _parameter_constraints: dict = {
+        "update": [StrOptions({"normalized", "cocob"})],
         "alpha": [Interval(Real, 0, None, closed="neither")],
+        "initial_wealth": [Interval(Real, 0, None, closed="neither")],
     }
-    _step_size_name = "alpha"
-    _smaller_steps = "larger"  # a larger alpha bets more cautiously
 
     sum_neg_grad_ = StateSlot(_kernels.SUM_NEG_GRAD)
     intercept_sum_neg_grad_ = StateSlot(_kernels.SUM_NEG_GRAD, intercept=True)
     sum_abs_grad_ = StateSlot(_kernels.SUM_ABS_GRAD)
     intercept_sum_abs_grad_ = StateSlot(_kernels.SUM_ABS_GRAD, intercept=True)
-    max_abs_grad_ = StateSlot(_kernels.MAX_ABS_GRAD)
-    intercept_max_abs_grad_ = StateSlot(_kernels.MAX_ABS_GRAD, intercept=True)
     reward_ = StateSlot(_kernels.REWARD)
     intercept_reward_ = StateSlot(_kernels.REWARD, intercept=True)
+    max_abs_grad_ = StateSlot(_kernels.MAX_ABS_GRAD, rule="cocob")
+    intercept_max_abs_grad_ = StateSlot(
+        _kernels.MAX_ABS_GRAD, intercept=True, rule="cocob"
+    )
+    max_abs_x_ = StateSlot(_kernels.MAX_ABS_X, rule="normalized")
+    intercept_max_abs_x_ = StateSlot(
+        _kernels.MAX_ABS_X, intercept=True, rule="normalized"
+    )
+    max_abs_dloss_ = StateSlot(_kernels.MAX_ABS_DLOSS, rule="normalized")
+    intercept_max_abs_dloss_ = StateSlot(
+        _kernels.MAX_ABS_DLOSS, intercept=True, rule="normalized"
+    )
+
+    @property
+    def _step_size_name(self):
+        return "alpha" if self._state_rule() == "cocob" else "initial_wealth"
+
+    @property
+    def _smaller_steps(self):
+        # A larger alpha bets more cautiously; a smaller initial wealth does.
+        return "larger" if self._state_rule() == "cocob" else "smaller"
+
+    def _state_rule(self):
+        parameters = vars(self).get("_state_parameters")
+        return self.update if parameters is None else parameters[0]
 
     def _n_state_slots(self):
-        return 5  # WEIGHT, SUM_NEG_GRAD, SUM_ABS_GRAD, MAX_ABS_GRAD, REWARD
+        # cocob: WEIGHT, SUM_NEG_GRAD, SUM_ABS_GRAD, MAX_ABS_GRAD, REWARD; the
+        # normalised rule: the same with MAX_ABS_X for MAX_ABS_GRAD, and
+        # MAX_ABS_DLOSS.
+        return 5 if self.update == "cocob" else 6
+
+    def _start_training(self, n_features, n_outputs, chosen=None):
+        super()._start_training(n_features, n_outputs, chosen)
+        self._row_norms = np.zeros(2)  # (sum of s * row norm, sum of s)
 
     def _weight_parameters(self):
-        return (float(self.alpha),)
+        return (self.update, float(self.alpha), float(self.initial_wealth))
+
+    def _weights_are_lazy(self):
+        return self._state_rule() == "normalized"
 
     def _adopt_parameters(self, state, old, new):
-        # A new state's bets are 0 under any alpha; otherwise every bet is
-        # recomputed once under the new one.
-        if old is not None:
-            _kernels.weights_all(state, new[0])
+        if old is not None and old[0] != new[0]:
+            raise ValueError(
+                f"update={new[0]!r}, but the model was trained with the other "
+                "update rule, whose state cannot be continued. Call fit (with "
+                "warm_start=False) to start over."
+            )
+        # A new state's bets are 0 under any parameter. The normalised rule's
+        # served weights are computed when read; cocob's are recomputed once.
+        if old is not None and new[0] == "cocob":
+            _kernels.weights_all(state, new[1])
+
+    def _mean_row_norm(self):
+        return _kernels.mean_row_norm(vars(self).get("_row_norms", np.zeros(2)))
+
+    def _catch_up_weights(self, state):
+        _kernels.normalized_weights_all(
+            state, self._state_parameters[2], self._mean_row_norm()
+        )
+
+    def _lazy_sparse_scores(self, X, state, out):
+        _kernels.normalized_scores(
+            X.data,
+            X.indices,
+            X.indptr,
+            state,
+            self._state_parameters[2],
+            self._mean_row_norm(),
+            out,
+        )
 
     def _check_can_start_from_weights(self):
         raise ValueError(
@@ -67,57 +129,101 @@ class _CoinBetting:
             "which start at zero."
         )
 
+    def _drop_training_state(self):
+        super()._drop_training_state()
+        vars(self).pop("_row_norms", None)
+
     def _run_pass(self, X, targets, row_weights, order, row_scores):
-        (alpha,) = self._state_parameters
-        return _kernels.coin_pass(
-            X.data,
-            X.indices,
-            X.indptr,
-            targets,
-            row_weights,
-            order,
+        update, alpha, initial_wealth = self._state_parameters
+        rows = (X.data, X.indices, X.indptr, targets, row_weights, order)
+        if update == "cocob":
+            return _kernels.coin_pass(
+                *rows,
+                self._kernel_state(),
+                row_scores,
+                LOSS_CODES[self.loss],
+                self._loss_epsilon(),
+                alpha,
+                bool(self.fit_intercept),
+            )
+        return _kernels.normalized_pass(
+            *rows,
             self._kernel_state(),
+            self._writable("_row_norms"),
             row_scores,
             LOSS_CODES[self.loss],
             self._loss_epsilon(),
-            alpha,
+            initial_wealth,
             bool(self.fit_intercept),
         )
 
 
-_COIN_PARAMETERS = f"""alpha : float, default=100
-        How cautiously a coordinate's bet grows, > 0: a bet is at most the
-        coordinate's summed negative gradient over ``alpha`` times its largest
-        gradient, until its summed ``|gradient|`` exceeds that. There is no learning
-        rate: each coordinate bets a fraction of the reward it has won so far.
-        100 is the value of the paper's experiments and of Vowpal Wabbit's
-        ``--coin``.
+_COIN_PARAMETERS = f"""update : {{"normalized", "cocob"}}, default="normalized"
+        The betting rule. ``"normalized"`` measures each coordinate's bets in
+        units of its largest ``|x|`` and divides every score by N, the running
+        mean over rows of ``sum_i (x_i / max|x_i|)**2`` (the form of Vowpal
+        Wabbit's ``--coin``): rows with many features get proportionally smaller
+        steps, which text needs. ``"cocob"`` is the per-coordinate COCOB of
+        Orabona & Tommasi, with bets capped by ``alpha``.
+    alpha : float, default=100
+        ``update="cocob"`` only: how cautiously a coordinate's bet grows, > 0. A
+        bet is at most the coordinate's summed negative gradient over ``alpha``
+        times its largest gradient, until its summed ``|gradient|`` exceeds
+        that. 100 is the value of the paper's experiments.
+    initial_wealth : float, default=4
+        ``update="normalized"`` only: the wealth each coordinate starts betting
+        with, in units of the loss, > 0. Larger values make the first bets
+        larger. 4 is Vowpal Wabbit's value.
     {TRAINING_PARAMETERS}"""
 
 _COIN_ATTRIBUTES = f"""sum_neg_grad_ : ndarray, same shape as ``coef_``
         theta of each coordinate: minus the sum of its gradients.
     sum_abs_grad_ : ndarray, same shape as ``coef_``
         G: the sum of its absolute gradients.
-    max_abs_grad_ : ndarray, same shape as ``coef_``
-        L: its largest absolute gradient (0 until its first non-zero gradient).
     reward_ : ndarray, same shape as ``coef_``
-        R: the reward its bets have won, >= 0.
-    intercept_sum_neg_grad_, intercept_sum_abs_grad_, intercept_max_abs_grad_, \
-intercept_reward_ : ndarray of shape (n_outputs,)
+        R: the reward its bets have won; >= 0 under ``"cocob"``, and above
+        ``-initial_wealth`` under ``"normalized"``.
+    max_abs_grad_ : ndarray, same shape as ``coef_``
+        ``update="cocob"``: L, its largest absolute gradient (0 until its first
+        non-zero gradient).
+    max_abs_x_ : ndarray, same shape as ``coef_``
+        ``update="normalized"``: the largest ``|x|`` of its feature.
+    max_abs_dloss_ : ndarray, same shape as ``coef_``
+        ``update="normalized"``: the largest ``|s dl/dp|`` of its output over the
+        rows it was in, floored at 1 (0 until the first non-zero one).
+    intercept_sum_neg_grad_, intercept_sum_abs_grad_, intercept_reward_, \
+intercept_max_abs_grad_, intercept_max_abs_x_, intercept_max_abs_dloss_ : \
+ndarray of shape (n_outputs,)
         The same for the intercept.
     {FIT_ATTRIBUTES}"""
 
-_NOTES = """Per coordinate i, after computing its gradient g from the current
-    weight w (Orabona & Tommasi 2017, per coordinate)::
+_NOTES = """With ``update="normalized"``, per coordinate i of a row with sample
+    weight s, from the loss derivative d at the score below::
+
+        M ← max(M, |x_i|);  if |s d| > D: D ← max(|s d|, 1);  S = D M
+        w = theta (initial_wealth + R) / (S (S + G))      # the bet played
+        g = s d x_i;  theta ← theta − g;  G ← G + |g|;  R ← R − g w
+
+    A row is scored by the served model, ``coef_`` and ``intercept_``: each
+    coordinate's bet under its M and D so far, over N, the weighted mean over
+    the rows so far of their normalised squared norms ``sum_i (x_i / M_i)**2``
+    (M taken with the row's own ``|x_i|``). ``coef_`` is computed when read,
+    O(n_features) once per call. Since ``|g| <= S``, the wealth
+    ``initial_wealth + R`` stays positive. The rule is the form of Vowpal
+    Wabbit's ``--coin``; VW scores a row with the bets under its own ``|x_i|``
+    and N including it, which changed no test AUC of the panel by more than 0.0001.
+
+    With ``update="cocob"`` (Orabona & Tommasi 2017, per coordinate)::
 
         L ← max(L, |g|);  theta ← theta − g;  G ← G + |g|;  R ← max(R − g·w, 0)
         w ← theta / (L · max(G + L, alpha · L)) · (L + R)
 
-    A coordinate whose gradient is 0 does not change, so a row costs its
-    non-zeros. The intercept is one more coordinate with feature 1. A row's
-    sample weight multiplies its gradient. ``coef_init`` is refused: the bets
-    start at 0. Assigning ``coef_`` changes the bets until a coordinate's next
-    update, which recomputes its bet from its accumulators."""
+    Under both rules a coordinate whose gradient is 0 keeps its bet, so a row
+    costs its non-zeros. The intercept is one more coordinate with feature 1.
+    A row's sample weight multiplies its gradient, and a row of weight 0
+    changes nothing. ``coef_init`` is refused: the bets start at 0. Assigning
+    ``coef_`` changes the predictions until the model trains again, which
+    recomputes the bets from the accumulators."""
 
 _REFERENCE = """F. Orabona, D. Pál. Coin Betting and Parameter-Free Online Learning.
     NeurIPS 2016. F. Orabona, T. Tommasi. Training Deep Networks without Learning
@@ -134,8 +240,11 @@ class CoinBettingClassifier(
     its summed negative gradient, so its step adapts to its own gradients
     without a learning rate. These are their own estimators, not an ``update=``
     option of AdaGrad: none of AdaGrad's ``eta``, ``delta`` or ``l1`` apply. The
-    cost of a row is proportional to its non-zeros. Multiclass problems are
-    one-vs-rest, all classes updated in one pass.
+    default rule, ``update="normalized"``, measures bets in units of each
+    feature's largest value and shrinks the scores of long rows; on text it is
+    level with a tuned learner, where ``update="cocob"`` trails by about 0.01
+    AUC. The cost of a row is proportional to its non-zeros. Multiclass
+    problems are one-vs-rest, all classes updated in one pass.
 
     Parameters
     ----------
@@ -184,7 +293,9 @@ class CoinBettingClassifier(
         self,
         loss: str = "log_loss",
         *,
+        update: str = "normalized",
         alpha: float = 100.0,
+        initial_wealth: float = 4.0,
         fit_intercept: bool = True,
         max_iter: int = 1000,
         tol: float | None = 1e-3,
@@ -198,7 +309,9 @@ class CoinBettingClassifier(
         verbose: int = 0,
     ) -> None:
         self.loss = loss
+        self.update = update
         self.alpha = alpha
+        self.initial_wealth = initial_wealth
         self.fit_intercept = fit_intercept
         self.max_iter = max_iter
         self.tol = tol
@@ -276,7 +389,9 @@ default="squared_error"
         *,
         epsilon: float = 0.1,
         normalize_y: bool = True,
+        update: str = "normalized",
         alpha: float = 100.0,
+        initial_wealth: float = 4.0,
         fit_intercept: bool = True,
         max_iter: int = 1000,
         tol: float | None = 1e-3,
@@ -291,7 +406,9 @@ default="squared_error"
         self.loss = loss
         self.epsilon = epsilon
         self.normalize_y = normalize_y
+        self.update = update
         self.alpha = alpha
+        self.initial_wealth = initial_wealth
         self.fit_intercept = fit_intercept
         self.max_iter = max_iter
         self.tol = tol

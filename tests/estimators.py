@@ -94,6 +94,29 @@ ALGORITHMS = {
     "coin": Algorithm(
         CoinBettingClassifier,
         CoinBettingRegressor,
+        "initial_wealth",
+        (
+            "coef_",
+            "intercept_",
+            "sum_neg_grad_",
+            "sum_abs_grad_",
+            "reward_",
+            "max_abs_x_",
+            "max_abs_dloss_",
+            "intercept_sum_neg_grad_",
+            "intercept_sum_abs_grad_",
+            "intercept_reward_",
+            "intercept_max_abs_x_",
+            "intercept_max_abs_dloss_",
+        ),
+        {"update": "normalized"},
+        # No learning rate: the initial wealth is the rule's only parameter.
+        damping="initial_wealth",
+        regularized=False,
+    ),
+    "coin_cocob": Algorithm(
+        CoinBettingClassifier,
+        CoinBettingRegressor,
         "alpha",
         (
             "coef_",
@@ -107,6 +130,7 @@ ALGORITHMS = {
             "intercept_max_abs_grad_",
             "intercept_reward_",
         ),
+        {"update": "cocob"},
         damping="alpha",  # no learning rate: alpha is its only parameter
         regularized=False,
     ),

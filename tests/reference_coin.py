@@ -131,3 +131,143 @@ def reference_coin(
         result[key] = full[key][:, :d]
         result["intercept" if key == "coef" else "intercept_" + key] = full[key][:, d]
     return result, float(loss_sum)
+
+
+# -- the normalised rule (update="normalized") -------------------------------------
+#
+# Written from the estimator's documented equations (the form of Vowpal Wabbit's
+# --coin), literally and non-lazily: every round visits every coordinate of every
+# output; a coordinate whose x is 0 keeps everything (its gradient is 0 and its
+# largest |x| cannot grow). N is recomputed from the full list of row norms.
+
+NORM_FLOOR = 1e-6
+
+
+def normalized_bet(theta, G, R, scale, initial_wealth):
+    """theta (initial_wealth + R) / (scale (scale + G)); 0 while scale is 0."""
+    if scale == 0.0:
+        return 0.0
+    return theta * (initial_wealth + R) / (scale * (scale + G))
+
+
+def normalized_zero_state(n_outputs, n_features):
+    """Everything zero, the intercept as column d; ``norms`` lists (s, row norm)
+    of the applied rows."""
+    K, d = n_outputs, n_features
+    state = {key: np.zeros((K, d + 1)) for key in ("theta", "G", "R", "M", "D")}
+    state["norms"] = []
+    return state
+
+
+def mean_norm(norms):
+    """N: the s-weighted mean of the listed row norms (floored), 1 with no weight."""
+    total = sum(s for s, _ in norms)
+    if total == 0.0:
+        return 1.0
+    return (sum(s * norm for s, norm in norms) + NORM_FLOOR) / total
+
+
+def normalized_coef(state, initial_wealth):
+    """The served weights: every bet under the stored M and D, over N. Returns
+    ``(coef (K, d), intercept (K,))``."""
+    K, d1 = state["theta"].shape
+    N = mean_norm(state["norms"])
+    coef = np.zeros((K, d1))
+    for k in range(K):
+        for j in range(d1):
+            coef[k, j] = (
+                normalized_bet(
+                    state["theta"][k, j],
+                    state["G"][k, j],
+                    state["R"][k, j],
+                    state["D"][k, j] * state["M"][k, j],
+                    initial_wealth,
+                )
+                / N
+            )
+    return coef[:, :-1], coef[:, -1]
+
+
+def reference_normalized_coin(
+    X,
+    targets,
+    row_weights,
+    *,
+    n_outputs,
+    loss,
+    initial_wealth,
+    fit_intercept,
+    epsilon=0.1,
+    order=None,
+    state=None,
+):
+    """Run normalised coin betting over ``X[order]`` one round per visit.
+
+    ``state`` (from an earlier call, not modified) continues training. Returns
+    ``(state, loss_sum, scores)``: the state has keys theta, G, R, M (largest
+    |x|), D (largest |s dl/dp|, floored at 1) of shape (K, d + 1), the intercept
+    last, and ``norms``; ``loss_sum`` sums ``s * l(p, y)`` over rounds and
+    outputs at the pre-update scores, which ``scores`` lists per round.
+    """
+    X, targets, row_weights, K = checked_rows(X, targets, row_weights, n_outputs)
+    n, d = X.shape
+    if state is None:
+        state = normalized_zero_state(K, d)
+    state = {
+        key: (list(value) if key == "norms" else np.array(value, dtype=np.float64))
+        for key, value in state.items()
+    }
+    order = range(n) if order is None else [int(i) for i in order]
+    loss_sum = 0.0
+    all_scores = []
+    for i in order:
+        x = np.append(X[i], 1.0 if fit_intercept else 0.0)
+        s = row_weights[i]
+        ys = binary_targets(targets[i], K)
+        # Score with the served model (every bet over N, before this row); the
+        # row's norm is measured against each largest |x|, this row's included.
+        M_row = np.maximum(state["M"][0], np.abs(x))
+        norm = sum((x[j] / M_row[j]) ** 2 for j in range(d + 1) if M_row[j] > 0)
+        N = mean_norm(state["norms"])
+        p = np.zeros(K)
+        for k in range(K):
+            for j in range(d + 1):
+                scale = state["D"][k, j] * state["M"][k, j]
+                p[k] += (
+                    normalized_bet(
+                        state["theta"][k, j],
+                        state["G"][k, j],
+                        state["R"][k, j],
+                        scale,
+                        initial_wealth,
+                    )
+                    * x[j]
+                )
+            p[k] /= N
+        all_scores.append(p)
+        for k in range(K):
+            loss_sum += s * loss_value(loss, p[k], ys[k], epsilon)
+        if s == 0.0:
+            continue  # a row of weight 0 changes nothing
+        state["norms"].append((s, norm))
+        for k in range(K):
+            sd = s * loss_derivative(loss, p[k], ys[k], epsilon)
+            for j in range(d + 1):
+                if x[j] == 0.0:
+                    continue
+                state["M"][k, j] = max(state["M"][k, j], abs(x[j]))
+                if abs(sd) > state["D"][k, j]:
+                    state["D"][k, j] = max(abs(sd), 1.0)
+                scale = state["D"][k, j] * state["M"][k, j]
+                w = normalized_bet(
+                    state["theta"][k, j],
+                    state["G"][k, j],
+                    state["R"][k, j],
+                    scale,
+                    initial_wealth,
+                )
+                g = sd * x[j]
+                state["theta"][k, j] -= g
+                state["G"][k, j] += abs(g)
+                state["R"][k, j] -= g * w
+    return state, float(loss_sum), np.array(all_scores)

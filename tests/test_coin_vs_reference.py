@@ -184,6 +184,7 @@ def test_shuffled_fit_matches_reference(
     X, y, targets, n_outputs = _classification(n_classes, seed=0)
     sample_weight, class_weight, row_weights = _weights(weighting, y, seed=1)
     clf = CoinBettingClassifier(
+        update="cocob",
         loss=loss,
         alpha=20.0,
         fit_intercept=fit_intercept,
@@ -219,6 +220,7 @@ def test_regressor_matches_reference(loss, fit_intercept, sparse):
     y = X @ rng.normal(size=X.shape[1]) + 0.3 * rng.normal(size=X.shape[0]) + 0.5
     sample_weight = rng.uniform(0.2, 2.0, X.shape[0])
     reg = CoinBettingRegressor(
+        update="cocob",
         loss=loss,
         normalize_y=False,
         epsilon=0.25,
@@ -253,7 +255,11 @@ def test_partial_fit_chunks_and_alpha_changes_match_reference(
     X, y, targets, n_outputs = _classification(n_classes, seed=4)
     sample_weight, class_weight, row_weights = _weights("both", y, seed=5)
     clf = CoinBettingClassifier(
-        loss=loss, alpha=10.0, fit_intercept=fit_intercept, class_weight=class_weight
+        update="cocob",
+        loss=loss,
+        alpha=10.0,
+        fit_intercept=fit_intercept,
+        class_weight=class_weight,
     )
     data = X if sparse else X.toarray()
     state = None
@@ -289,7 +295,9 @@ def test_regressor_partial_fit_chunks_match_reference():
     rng = np.random.default_rng(6)
     y = X @ rng.normal(size=X.shape[1]) - 1.0
     sample_weight = rng.uniform(0.2, 2.0, X.shape[0])
-    reg = CoinBettingRegressor(loss="huber", epsilon=0.5, normalize_y=False)
+    reg = CoinBettingRegressor(
+        update="cocob", loss="huber", epsilon=0.5, normalize_y=False
+    )
     state = None
     for start, stop in [(0, 3), (3, 26), (26, 50)]:
         rows = slice(start, stop)
@@ -333,7 +341,7 @@ def test_random_problems_match_reference(
     targets = np.where(rng.random(n_samples) < 0.5, 1.0, -1.0)
     row_weights = rng.uniform(0.0, 2.0, n_samples)
     X = sp.csr_matrix(dense)
-    clf = CoinBettingClassifier(loss=loss, alpha=alpha)
+    clf = CoinBettingClassifier(update="cocob", loss=loss, alpha=alpha)
     order = np.concatenate([np.arange(n_samples)] * 3)
     _, rows_done, status = run_one_pass(clf, X, targets, row_weights, order)
     assert (rows_done, status) == (order.shape[0], STATUS_OK)
@@ -355,7 +363,7 @@ def test_pass_loss_is_the_weighted_pre_update_loss():
     rng = np.random.default_rng(4)
     targets = np.where(rng.random(X.shape[0]) < 0.5, 1.0, -1.0)
     row_weights = rng.uniform(0.5, 1.5, X.shape[0])
-    clf = CoinBettingClassifier(loss="modified_huber", alpha=5.0)
+    clf = CoinBettingClassifier(update="cocob", loss="modified_huber", alpha=5.0)
     order = np.concatenate([np.arange(X.shape[0])] * 2)
     loss_sum, _, _ = run_one_pass(clf, X, targets, row_weights, order)
     _, expected = reference_coin(
@@ -375,7 +383,7 @@ def test_recorded_scores_are_the_pre_update_scores():
     """``row_scores[pos]`` holds the K scores of the row visited at ``pos`` under
     the bets of the rounds before it (the reference's state after ``pos`` rounds)."""
     X, y, targets, _ = _classification(3, seed=8)
-    clf = CoinBettingClassifier(alpha=4.0)
+    clf = CoinBettingClassifier(update="cocob", alpha=4.0)
     clf._start_training(X.shape[1], 3)
     clf._sync_parameters()
     order = np.random.default_rng(8).permutation(X.shape[0])
@@ -409,7 +417,9 @@ def test_recorded_scores_are_the_pre_update_scores():
 def test_untouched_coordinates_never_change():
     """A coordinate whose gradient is 0 keeps all five numbers, bit for bit."""
     X, y, _, _ = _classification(3, seed=9)
-    clf = CoinBettingClassifier().partial_fit(X[:25], y[:25], classes=[0, 1, 2])
+    clf = CoinBettingClassifier(update="cocob").partial_fit(
+        X[:25], y[:25], classes=[0, 1, 2]
+    )
     names = ["coef_", "sum_neg_grad_", "sum_abs_grad_", "max_abs_grad_", "reward_"]
     before = {name: getattr(clf, name).copy() for name in names}
     clf.partial_fit(X[25:], y[25:])
@@ -425,7 +435,7 @@ def test_alpha_only_rescales_the_bets_it_binds():
     G + L >= alpha L under both alphas the bet is unchanged, elsewhere the larger
     alpha bets less."""
     X, y, _, _ = _classification(2, seed=10)
-    clf = CoinBettingClassifier(alpha=1.0, fit_intercept=False)
+    clf = CoinBettingClassifier(update="cocob", alpha=1.0, fit_intercept=False)
     clf.partial_fit(X, y, classes=[0, 1])
     coef = clf.coef_.copy()
     # Row 3 is empty: without an intercept the call changes nothing but alpha.

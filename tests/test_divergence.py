@@ -23,7 +23,7 @@ DAMPING = {name: spec.damping for name, spec in ALGORITHMS.items()}
 # which the overflow tests below provoke. Coin betting does neither (its bets are
 # bounded by its wealth, and a larger alpha only makes them smaller); its own test
 # overflows a gradient instead.
-SQUARING = [name for name in ALGORITHMS if name != "coin"]
+SQUARING = [name for name in ALGORITHMS if not name.startswith("coin")]
 # The running sum of squared gradients (G of AdaGrad, n of FTRL).
 SUM_SQ_GRAD = {"adagrad_md": "sum_sq_grad_", "adagrad_da": "sum_sq_grad_", "ftrl": "n_"}
 
@@ -224,16 +224,18 @@ def test_huge_but_finite_rows_are_checked_then_applied(algorithm):
     assert clf.t_ == 4
 
 
-def test_coin_overflowing_gradient_is_not_applied():
+@pytest.mark.parametrize(
+    "algorithm, advice",
+    [("coin", "smaller initial_wealth"), ("coin_cocob", "larger alpha")],
+)
+def test_coin_overflowing_gradient_is_not_applied(algorithm, advice):
     # Row 2's gradient (residual ~1 times x = 1e300 ** 2) overflows to inf.
     X = np.array([[1.0, 0.0], [0.0, 1.0], [1e300, 1e300]])
     y = np.array([1.0, -1.0, 1e300])
-    reg = make("coin", "regressor", normalize_y=False, shuffle=False, max_iter=1)
+    reg = make(algorithm, "regressor", normalize_y=False, shuffle=False, max_iter=1)
     reg.set_params(tol=None).fit(X[:2], y[:2])
     before = {name: np.copy(value) for name, value in state_of(reg).items()}
-    with pytest.raises(
-        ValueError, match=r"diverged at row 0 .*not finite.*larger alpha"
-    ):
+    with pytest.raises(ValueError, match=rf"diverged at row 0 .*not finite.*{advice}"):
         reg.partial_fit(X[2:], y[2:])
     assert _all_state_finite(reg)
     for name, value in state_of(reg).items():

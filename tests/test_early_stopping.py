@@ -70,7 +70,9 @@ def test_validation_losses_and_kept_model_match_plain_fits(algorithm, kind):
     X, y = _problem(kind)
     # Large steps overfit within a few passes: the validation loss turns up and
     # the best pass (1 to 4 here, by algorithm) is not the last.
-    step = {"eta": 1.0, "alpha": 1.0, "gamma": 0.1}[ALGORITHMS[algorithm].step_size]
+    step = {"eta": 1.0, "alpha": 1.0, "gamma": 0.1, "initial_wealth": 4.0}[
+        ALGORITHMS[algorithm].step_size
+    ]
     common = dict(step_size=step, shuffle=False)
     if kind == "regressor":  # the loss by hand below is in the target's units
         common["normalize_y"] = False

@@ -8,10 +8,14 @@ from estimators import ALGORITHMS, make
 from sklearn.datasets import make_classification, make_regression
 
 # A step size so small that a few passes hardly move the weights.
-TINY_STEP = {"eta": 1e-9, "alpha": 1e-9, "gamma": 1e9}
+TINY_STEP = {"eta": 1e-9, "alpha": 1e-9, "gamma": 1e9, "initial_wealth": 1e-9}
 # Algorithms whose weights are a function of accumulators alone: they refuse
 # starting weights.
-REFUSE = {"adagrad_da": "dual_averaging' cannot start", "coin": "coin betting cannot"}
+REFUSE = {
+    "adagrad_da": "dual_averaging' cannot start",
+    "coin": "coin betting cannot",
+    "coin_cocob": "coin betting cannot",
+}
 
 
 def _data(kind):

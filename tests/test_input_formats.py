@@ -26,6 +26,7 @@ PASS_KERNELS = [
     (ons, "diag_pass"),
     (ons, "sketch_pass"),
     (coin, "coin_pass"),
+    (coin, "normalized_pass"),
 ]
 # AdaGrad's l1 and l2 weigh the mean loss, FTRL's the summed loss (of 40-120 rounds
 # here): scaled by the 40 rows of a pass, they are about as strong.
@@ -40,7 +41,8 @@ PARAMS = {
         for name in ALGORITHMS
         if name.startswith("ons")
     },
-    "coin": dict(step_size=5.0, tol=None),  # alpha: bolder bets than the default
+    "coin": dict(step_size=20.0, tol=None),  # bolder bets than the default
+    "coin_cocob": dict(step_size=5.0, tol=None),  # alpha: bolder bets, too
 }
 
 

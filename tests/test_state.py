@@ -27,6 +27,24 @@ STATE_SHAPES = {
     "ons_full": (["coef_"], ["intercept_"]),
     "ons_sketch": (["coef_"], ["intercept_"]),
     "coin": (
+        [
+            "coef_",
+            "sum_neg_grad_",
+            "sum_abs_grad_",
+            "reward_",
+            "max_abs_x_",
+            "max_abs_dloss_",
+        ],
+        [
+            "intercept_",
+            "intercept_sum_neg_grad_",
+            "intercept_sum_abs_grad_",
+            "intercept_reward_",
+            "intercept_max_abs_x_",
+            "intercept_max_abs_dloss_",
+        ],
+    ),
+    "coin_cocob": (
         ["coef_", "sum_neg_grad_", "sum_abs_grad_", "max_abs_grad_", "reward_"],
         [
             "intercept_",
@@ -43,6 +61,7 @@ SUM_SQ_GRAD = {
     "ftrl": "n_",
     "ons_diag": "sum_sq_grad_",
     "coin": "sum_abs_grad_",
+    "coin_cocob": "sum_abs_grad_",
 }
 # The ONS matrices that are not per-coordinate: their shape per output, for d
 # features (d + 1 coordinates with the intercept's) and ALGORITHMS' sketch_size 3.

@@ -223,3 +223,261 @@ def coin_pass(
         loss_sum += row_weights[i] * row_loss
         rows_done += 1
     return loss_sum, rows_done, status
+
+
+# -- the normalised rule ------------------------------------------------------------
+#
+# Slots: WEIGHT (the served weight, bet / N, written only when the estimator reads
+# the weights), SUM_NEG_GRAD (theta), SUM_ABS_GRAD (G), REWARD (R, unclipped: the
+# wealth is initial_wealth + R > 0), MAX_ABS_X (the largest |x| of the feature) and
+# MAX_ABS_DLOSS (the largest |s dl/dp| of the output, floored at 1 once non-zero).
+# N is the running weighted mean of the rows' normalised squared norms, carried in
+# ``row_norms`` = (sum of s * norm, sum of s).
+
+MAX_ABS_X = 3
+MAX_ABS_DLOSS = 5
+
+# Added to the sum of row norms (as Vowpal Wabbit does), so that N > 0.
+NORM_FLOOR = 1e-6
+
+
+@jit
+def normalized_bet(theta, sum_abs, reward, scale, initial_wealth):
+    """theta (initial_wealth + R) / (scale (scale + G)): the unnormalised bet; 0
+    while the coordinate's scale is 0 (no gradient or no non-zero x yet)."""
+    if scale == 0.0:
+        return 0.0
+    # Grouped so that no intermediate overflows: |theta| <= G.
+    return theta / (scale + sum_abs) * ((initial_wealth + reward) / scale)
+
+
+@jit
+def mean_row_norm(row_norms):
+    """N: the weighted mean of the normalised squared row norms so far; 1 before
+    any row of positive weight."""
+    if row_norms[1] > 0.0:
+        return (row_norms[0] + NORM_FLOOR) / row_norms[1]
+    return 1.0
+
+
+@jit
+def normalized_weights_all(state, initial_wealth, mean_norm):
+    """Write every coordinate's served weight, its bet over ``mean_norm``, into
+    ``WEIGHT``: O(n_features)."""
+    for j in range(state.shape[0]):
+        for k in range(state.shape[2]):
+            state[j, WEIGHT, k] = (
+                normalized_bet(
+                    state[j, SUM_NEG_GRAD, k],
+                    state[j, SUM_ABS_GRAD, k],
+                    state[j, REWARD, k],
+                    state[j, MAX_ABS_DLOSS, k] * state[j, MAX_ABS_X, k],
+                    initial_wealth,
+                )
+                / mean_norm
+            )
+
+
+@jit
+def normalized_scores(data, indices, indptr, state, initial_wealth, mean_norm, out):
+    """:func:`~.sparse.linear_scores` with the served weights (bet over
+    ``mean_norm``) computed on the fly from the accumulators, in the order and
+    rounding of the weights :func:`normalized_weights_all` writes (the state is
+    not written)."""
+    n_outputs = state.shape[2]
+    intercept_row = state.shape[0] - 1
+    for i in range(indptr.shape[0] - 1):
+        for k in range(n_outputs):
+            out[i, k] = 0.0
+        for p in range(indptr[i], indptr[i + 1] + 1):
+            j, x = (indices[p], data[p]) if p < indptr[i + 1] else (intercept_row, 1.0)
+            for k in range(n_outputs):
+                bet = normalized_bet(
+                    state[j, SUM_NEG_GRAD, k],
+                    state[j, SUM_ABS_GRAD, k],
+                    state[j, REWARD, k],
+                    state[j, MAX_ABS_DLOSS, k] * state[j, MAX_ABS_X, k],
+                    initial_wealth,
+                )
+                out[i, k] += x * (bet / mean_norm)
+
+
+@jit
+def _normalized_coordinate_update(state, j, scaled_dloss, x, initial_wealth, dry_run):
+    """Row j of the state (a feature, or the intercept with x = 1) takes its
+    normalised-rule step for every output; with ``dry_run`` only compute. Return
+    whether every new value, and the bet it leads to, is finite. An explicit
+    zero changes nothing."""
+    finite = True
+    if x == 0.0:
+        return finite
+    largest_x = max(state[j, MAX_ABS_X, 0], abs(x))
+    for k in range(scaled_dloss.shape[0]):
+        largest_dloss = state[j, MAX_ABS_DLOSS, k]
+        if abs(scaled_dloss[k]) > largest_dloss:
+            largest_dloss = max(abs(scaled_dloss[k]), 1.0)
+        scale = largest_dloss * largest_x
+        theta = state[j, SUM_NEG_GRAD, k]
+        sum_abs = state[j, SUM_ABS_GRAD, k]
+        reward = state[j, REWARD, k]
+        # The bet this round plays, under the scale that covers its gradient
+        # (|g| <= scale keeps the wealth positive).
+        bet = normalized_bet(theta, sum_abs, reward, scale, initial_wealth)
+        g = scaled_dloss[k] * x
+        theta -= g
+        sum_abs += abs(g)
+        reward -= g * bet
+        if dry_run:
+            finite &= (
+                math.isfinite(theta)
+                and math.isfinite(sum_abs)
+                and math.isfinite(reward)
+                and math.isfinite(
+                    normalized_bet(theta, sum_abs, reward, scale, initial_wealth)
+                )
+            )
+        else:
+            state[j, MAX_ABS_X, k] = largest_x
+            state[j, MAX_ABS_DLOSS, k] = largest_dloss
+            state[j, SUM_NEG_GRAD, k] = theta
+            state[j, SUM_ABS_GRAD, k] = sum_abs
+            state[j, REWARD, k] = reward
+    return finite
+
+
+@jit
+def _normalized_row_update(
+    data, indices, start, end, scaled_dloss, state, initial_wealth, intercept, dry_run
+):
+    """The row's coordinates (and the intercept, if ``intercept``) take their
+    steps; with ``dry_run`` only compute. Return whether all are finite."""
+    finite = True
+    for p in range(start, end):
+        finite &= _normalized_coordinate_update(
+            state, indices[p], scaled_dloss, data[p], initial_wealth, dry_run
+        )
+    if intercept:
+        finite &= _normalized_coordinate_update(
+            state, state.shape[0] - 1, scaled_dloss, 1.0, initial_wealth, dry_run
+        )
+    return finite
+
+
+@jit
+def normalized_pass(
+    data,
+    indices,
+    indptr,
+    targets,
+    row_weights,
+    order,
+    state,
+    row_norms,
+    row_scores,
+    loss,
+    epsilon,
+    initial_wealth,
+    fit_intercept,
+):
+    """One pass of normalised per-coordinate coin betting over the rows in
+    ``order``; ``row_norms`` is updated in place with each applied row.
+
+    A row is scored with the served weights before it (each bet over N), and
+    its norm is measured against each feature's largest |x|, its own included.
+    The bet each coordinate plays in the update is taken under the scale that
+    covers the row's gradient. A row of weight 0 is scored and changes nothing.
+    ``WEIGHT`` is not written: the estimator computes the served weights when
+    it reads them.
+    """
+    n_outputs = state.shape[2]
+    intercept_row = state.shape[0] - 1
+    record_scores = row_scores.shape[0] > 0
+    scores = np.empty(n_outputs)
+    scaled_dloss = np.empty(n_outputs)
+    loss_sum = 0.0
+    status = STATUS_OK
+    rows_done = 0
+    for pos in range(order.shape[0]):
+        i = order[pos]
+        start = indptr[i]
+        end = indptr[i + 1]
+        s = row_weights[i]
+        # Score with the served weights (each bet over N, before this row), and
+        # measure the row's norm against each feature's largest |x|, this one's
+        # included.
+        mean_norm = mean_row_norm(row_norms)
+        for k in range(n_outputs):
+            scores[k] = 0.0
+        norm = 0.0
+        max_abs_x = 0.0
+        min_abs_x = math.inf
+        max_state = 0.0
+        for p in range(start, end + (1 if fit_intercept else 0)):
+            j, x = (indices[p], data[p]) if p < end else (intercept_row, 1.0)
+            largest_x = max(state[j, MAX_ABS_X, 0], abs(x))
+            if largest_x > 0.0:
+                norm += (x / largest_x) ** 2
+            if x != 0.0:
+                max_abs_x = max(max_abs_x, abs(x))
+                min_abs_x = min(min_abs_x, abs(x))
+            for k in range(n_outputs):
+                bet = normalized_bet(
+                    state[j, SUM_NEG_GRAD, k],
+                    state[j, SUM_ABS_GRAD, k],
+                    state[j, REWARD, k],
+                    state[j, MAX_ABS_DLOSS, k] * state[j, MAX_ABS_X, k],
+                    initial_wealth,
+                )
+                scores[k] += x * (bet / mean_norm)
+                max_state = max(
+                    max_state,
+                    state[j, SUM_ABS_GRAD, k],
+                    initial_wealth + abs(state[j, REWARD, k]),
+                )
+        if record_scores:
+            row_scores[pos] = scores
+        row_loss = row_derivatives(loss, epsilon, targets[i], scores, s, scaled_dloss)
+        if not (all_finite(scores) and all_finite(scaled_dloss)):
+            status = STATUS_NONFINITE_SCORE
+            break
+        if s > 0.0:
+            # G grows by |g|, the wealth at most doubles (|g| <= scale), and a
+            # bet is at most the wealth over the coordinate's largest |x|. Rows
+            # whose bound is large get a dry run first.
+            largest = 0.0
+            for k in range(n_outputs):
+                largest = max(largest, abs(scaled_dloss[k]))
+            bound = 2.0 * max_state + largest * max_abs_x
+            if min_abs_x < math.inf:
+                bound = max(bound, bound / min_abs_x)
+            if not row_is_safe(scaled_dloss, max_abs_x, bound):
+                finite = _normalized_row_update(
+                    data,
+                    indices,
+                    start,
+                    end,
+                    scaled_dloss,
+                    state,
+                    initial_wealth,
+                    fit_intercept,
+                    True,
+                )
+                if not finite:
+                    status = STATUS_NONFINITE_UPDATE
+                    break
+            _normalized_row_update(
+                data,
+                indices,
+                start,
+                end,
+                scaled_dloss,
+                state,
+                initial_wealth,
+                fit_intercept,
+                False,
+            )
+            row_norms[0] += s * norm
+            row_norms[1] += s
+        loss_sum += s * row_loss
+        rows_done += 1
+    return loss_sum, rows_done, status
