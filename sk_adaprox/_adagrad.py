@@ -101,11 +101,15 @@ class _AdaGrad:
         if old[3] > 0.0 or old[4] > 0.0:
             # Finish the lazy rounds under the parameters they were run with.
             _kernels.md_catch_up_all(state, self.t_, old[3], old[4])
-        # The lazy bookkeeping slots exist exactly when l1 or l2 is on.
-        n_slots = 4 if regularized else 2
+        # The lazy bookkeeping slots exist exactly when l1 or l2 is on; the
+        # averaging slots, if any, stay last.
+        averaging = self._n_average_slots()
+        n_slots = (4 if regularized else 2) + averaging
         if state.shape[1] != n_slots:
             resized = np.zeros((state.shape[0], n_slots, state.shape[2]))
             resized[:, :2] = state[:, :2]
+            if averaging:
+                resized[:, -averaging:] = state[:, -averaging:]
             self._state = state = resized
         if regularized:
             _kernels.md_start_lazy(state, self.t_, eta, delta, l1, l2)
@@ -135,8 +139,13 @@ class _AdaGrad:
         update, eta, delta, l1, l2 = self._state_parameters
         if update == "dual_averaging":
             _kernels.da_weights_all(state, self.t_, eta, delta, l1, l2)
-        else:
-            _kernels.md_catch_up_all(state, self.t_, l1, l2)
+            return
+        if self._is_averaging():
+            # The sums follow each weight's decay from its last round: settle
+            # them before the catch-up moves that round.
+            avg_slot, a0 = self._average_arguments()
+            _kernels.md_settle_all(state, avg_slot, self.t_, a0, l1, l2)
+        _kernels.md_catch_up_all(state, self.t_, l1, l2)
 
     def _lazy_sparse_scores(self, X, state, out):
         update, eta, delta, l1, l2 = self._state_parameters
@@ -188,9 +197,41 @@ class _AdaGrad:
             l2,
             bool(self.fit_intercept),
         )
+        averaging = self._average_arguments()
         if update == "dual_averaging":
-            return _kernels.da_pass(*rows, state, row_scores, *hyper)
-        return _kernels.md_pass(*rows, state, row_scores, *hyper)
+            return _kernels.da_pass(*rows, state, row_scores, *hyper, *averaging)
+        return _kernels.md_pass(*rows, state, row_scores, *hyper, *averaging)
+
+    # Averaging: dual averaging's idle weight follows t, regularised mirror
+    # descent's decays; unregularised mirror descent keeps the base's rule.
+
+    def _settle_all(self, state, avg_slot, t, a0):
+        update, eta, delta, l1, l2 = self._state_parameters
+        if update == "dual_averaging":
+            _kernels.da_settle_all(state, avg_slot, t, a0, eta, delta, l1, l2)
+        elif l1 > 0.0 or l2 > 0.0:
+            _kernels.md_settle_all(state, avg_slot, t, a0, l1, l2)
+        else:
+            super()._settle_all(state, avg_slot, t, a0)
+
+    def _averaged_all(self, state, avg_slot, t, a0, out):
+        update, eta, delta, l1, l2 = self._state_parameters
+        if update == "dual_averaging":
+            _kernels.da_averaged_all(state, avg_slot, t, a0, eta, delta, l1, l2, out)
+        elif l1 > 0.0 or l2 > 0.0:
+            _kernels.md_averaged_all(state, avg_slot, t, a0, l1, l2, out)
+        else:
+            super()._averaged_all(state, avg_slot, t, a0, out)
+
+    def _averaged_sparse_scores(self, X, state, avg_slot, t, a0, out):
+        update, eta, delta, l1, l2 = self._state_parameters
+        rows = (X.data, X.indices, X.indptr, state, avg_slot, t, a0)
+        if update == "dual_averaging":
+            _kernels.da_averaged_scores(*rows, eta, delta, l1, l2, out)
+        elif l1 > 0.0 or l2 > 0.0:
+            _kernels.md_averaged_scores(*rows, l1, l2, out)
+        else:
+            super()._averaged_sparse_scores(X, state, avg_slot, t, a0, out)
 
 
 def _adagrad_parameters(update, eta, l1):
@@ -320,6 +361,7 @@ class AdaGradClassifier(
         shuffle: bool = True,
         random_state: RandomStateLike = None,
         warm_start: bool = False,
+        average: bool | int = False,
         class_weight: dict | str | None = None,
         verbose: int = 0,
     ) -> None:
@@ -338,6 +380,7 @@ class AdaGradClassifier(
         self.shuffle = shuffle
         self.random_state = random_state
         self.warm_start = warm_start
+        self.average = average
         self.class_weight = class_weight
         self.verbose = verbose
 
@@ -419,6 +462,7 @@ default="squared_error"
         shuffle: bool = True,
         random_state: RandomStateLike = None,
         warm_start: bool = False,
+        average: bool | int = False,
         verbose: int = 0,
     ) -> None:
         self.loss = loss
@@ -438,4 +482,5 @@ default="squared_error"
         self.shuffle = shuffle
         self.random_state = random_state
         self.warm_start = warm_start
+        self.average = average
         self.verbose = verbose

@@ -35,6 +35,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
+from ._kernels import averaging as _averaging
 from ._kernels.common import (
     STATUS_NONFINITE_SCORE,
     STATUS_OK,
@@ -68,6 +69,10 @@ class OnlineLinearModel(BaseEstimator):
     - ``_step_size_name``, the parameter a user should change when training
       diverges, and ``_smaller_steps``, which way (``"smaller"``, or ``"larger"``
       where the step is its inverse); and ``_coef_shape``;
+    - where a weight can move while its coordinate is idle (other than by
+      staying put), ``_settle_all``, ``_averaged_all`` and
+      ``_averaged_sparse_scores`` for ``average`` (:mod:`._kernels.averaging`),
+      and the pass kernel settles each coordinate before updating it;
     - optionally ``_check_state_size(n_features, n_outputs)``, which refuses data
       whose state would be too large before anything is allocated, and
       ``_drop_training_state()``, which :meth:`sparsify` calls.
@@ -91,6 +96,7 @@ class OnlineLinearModel(BaseEstimator):
         "shuffle": ["boolean"],
         "random_state": ["random_state"],
         "warm_start": ["boolean"],
+        "average": [Interval(Integral, 0, None, closed="left"), "boolean"],
         "verbose": ["verbose"],
     }
 
@@ -176,7 +182,9 @@ class OnlineLinearModel(BaseEstimator):
         self._weights_round = 0
         self._data_passes = 0  # fit's completed passes over its data
         self._pass_multiplier = 1
-        self._state = new_state(n_features, self._n_state_slots(), n_outputs)
+        self._average_start = self._requested_average_start()
+        n_slots = self._n_state_slots() + self._n_average_slots()
+        self._state = new_state(n_features, n_slots, n_outputs)
 
     def _state_rule(self):
         """The update rule the state belongs to, for rules that differ in slots."""
@@ -201,6 +209,13 @@ class OnlineLinearModel(BaseEstimator):
     def _sync_parameters(self):
         """Adopt parameters changed (set_params) since the state was last trained."""
         validated = self._checked_parameters()
+        if self._requested_average_start() != vars(self).get("_average_start"):
+            raise ValueError(
+                f"average={self.average!r}, but the model was trained with "
+                f"average={self._average_when_trained()!r}: averaging is set up "
+                "when training starts. Set it back, or call fit (with "
+                "warm_start=False) to start over."
+            )
         new = self._weight_parameters()
         old = self._state_parameters
         if new == old:
@@ -210,6 +225,8 @@ class OnlineLinearModel(BaseEstimator):
         if old is None:  # a new state: all zeros, finite under any parameters
             self._adopt_parameters(state, old, new)
         else:
+            self._settle_averages()  # every weight may change: settle under old
+            state = self._state
             saved = state.copy()
             self._adopt_parameters(state, old, new)  # may replace self._state
             if not np.isfinite(self._state).all():
@@ -317,6 +334,80 @@ class OnlineLinearModel(BaseEstimator):
             setattr(self, name, array)
         return array
 
+    # -- iterate averaging (average) ---------------------------------------------------
+
+    def _requested_average_start(self):
+        """The rounds ``average`` leaves out before averaging starts (the
+        averaged iterates are those after rounds ``a0 + 1``, ...), or None
+        without averaging: True and 1 average from the first round, n > 1 from
+        round n, as ``SGDClassifier``'s ``average``."""
+        average = getattr(self, "average", False)
+        if not average:
+            return None
+        return 0 if average is True else max(int(average) - 1, 0)
+
+    def _average_when_trained(self):
+        start = vars(self).get("_average_start")
+        return False if start is None else (True if start == 0 else start + 1)
+
+    def _is_averaging(self):
+        return vars(self).get("_average_start") is not None
+
+    def _n_average_slots(self):
+        """The state's slots for averaging (:mod:`._kernels.averaging`): its last
+        two, a coordinate's sum of iterates and where that sum stands."""
+        return 2 if self._is_averaging() else 0
+
+    def _average_arguments(self):
+        """``(avg_slot, a0)`` for the pass kernels; ``avg_slot`` 0 turns it off."""
+        if not self._is_averaging():
+            return 0, 0
+        return self._state.shape[1] - 2, self._average_start
+
+    def _averaged_rounds(self):
+        """How many rounds the served average covers (0: none yet, serve the
+        iterate)."""
+        if not self._is_averaging():
+            return 0
+        return max(self.t_ - self._average_start, 0)
+
+    def _settle_averages(self):
+        """Bring every coordinate's sum of iterates up to round ``t_`` under the
+        current parameters, before something changes every weight at once."""
+        if self._is_averaging() and self._state_parameters is not None:
+            avg_slot, a0 = self._average_arguments()
+            self._settle_all(self._kernel_state(), avg_slot, self.t_, a0)
+
+    # The rule whose idle weights are constant (FTRL, ONS, cocob coin betting,
+    # unregularised mirror descent); AdaGrad and the normalised coin rule
+    # override these three.
+
+    def _settle_all(self, state, avg_slot, t, a0):
+        """Settle every coordinate of ``state`` up to round t."""
+        _averaging.constant_settle_all(state, avg_slot, t, a0)
+
+    def _averaged_all(self, state, avg_slot, t, a0, out):
+        """Write every coordinate's mean iterate at round t into ``out``."""
+        _averaging.constant_averaged_all(state, avg_slot, t, a0, out)
+
+    def _averaged_sparse_scores(self, X, state, avg_slot, t, a0, out):
+        """Score CSR rows X with the mean iterates at round t."""
+        _averaging.constant_averaged_scores(
+            X.data, X.indices, X.indptr, state, avg_slot, t, a0, out
+        )
+
+    def _served_weights(self):
+        """The weights predictions use, shape (n_features + 1, n_outputs), the
+        intercept last: the mean iterate with ``average`` (once averaging has
+        begun), else the current weights."""
+        if self._averaged_rounds() == 0:
+            return np.array(self._state_for_reading()[:, WEIGHT, :])
+        state = self._kernel_state()
+        out = np.empty((state.shape[0], state.shape[2]))
+        avg_slot, a0 = self._average_arguments()
+        self._averaged_all(state, avg_slot, self.t_, a0, out)
+        return out
+
     # -- prediction -----------------------------------------------------------------
 
     def _linear_scores(self, X):
@@ -356,6 +447,14 @@ class OnlineLinearModel(BaseEstimator):
         """The model's scores of validated rows X (CSR or a dense array), with
         current weights, shape (n_samples, n_outputs)."""
         state = self._state
+        if self._averaged_rounds() > 0:
+            if not sp.issparse(X):
+                weights = self._served_weights()
+                return X @ weights[:-1] + weights[-1]
+            scores = np.empty((X.shape[0], state.shape[2]))
+            avg_slot, a0 = self._average_arguments()
+            self._averaged_sparse_scores(X, state, avg_slot, self.t_, a0, scores)
+            return scores
         lazy = self._weights_behind()
         if lazy and not sp.issparse(X):
             X = dense_to_csr(X)  # score current weights without writing them
@@ -403,12 +502,11 @@ class OnlineLinearModel(BaseEstimator):
         if _is_sparsified(self):
             self._served_coef = sp.csr_matrix(self._served_coef)
             return self
-        state = self._state_for_reading()
+        weights = self._served_weights()
         # Kept in the units the model learnt in, so that predictions are computed
         # as before, float for float; coef_ and intercept_ map them.
-        coef = state[:-1, WEIGHT, :].T  # (n_outputs, n_features)
-        self._served_coef = sp.csr_matrix(coef)
-        self._served_intercept = state[-1, WEIGHT, :].copy()
+        self._served_coef = sp.csr_matrix(weights[:-1].T)  # (n_outputs, n_features)
+        self._served_intercept = weights[-1].copy()
         self._drop_training_state()
         return self
 
@@ -608,7 +706,11 @@ class OnlineLinearModel(BaseEstimator):
         candidate the side-by-side kernel measured slower than one candidate
         after the other (benchmarks/README.md)."""
         n_features = self._state.shape[0] - 1
-        if not self._candidates_side_by_side or self._state.shape[2] != 1:
+        if (
+            not self._candidates_side_by_side
+            or self._state.shape[2] != 1
+            or self._is_averaging()
+        ):
             return None
         parameters, slots = [], set()
         chosen = vars(self).pop("_chosen", None)

@@ -83,7 +83,8 @@ class _CoinBetting:
 
     def _start_training(self, n_features, n_outputs, chosen=None):
         super()._start_training(n_features, n_outputs, chosen)
-        self._row_norms = np.zeros(2)  # (sum of s * row norm, sum of s)
+        # (sum of s * row norm, sum of s, sum of 1 / N over the averaged rounds)
+        self._row_norms = np.zeros(3)
 
     def _weight_parameters(self):
         return (self.update, float(self.alpha), float(self.initial_wealth))
@@ -104,7 +105,7 @@ class _CoinBetting:
             _kernels.weights_all(state, new[1])
 
     def _mean_row_norm(self):
-        return _kernels.mean_row_norm(vars(self).get("_row_norms", np.zeros(2)))
+        return _kernels.mean_row_norm(vars(self).get("_row_norms", np.zeros(3)))
 
     def _catch_up_weights(self, state):
         _kernels.normalized_weights_all(
@@ -145,6 +146,8 @@ class _CoinBetting:
                 self._loss_epsilon(),
                 alpha,
                 bool(self.fit_intercept),
+                self.t_,
+                *self._average_arguments(),
             )
         return _kernels.normalized_pass(
             *rows,
@@ -155,6 +158,40 @@ class _CoinBetting:
             self._loss_epsilon(),
             initial_wealth,
             bool(self.fit_intercept),
+            self.t_,
+            *self._average_arguments(),
+        )
+
+    # Averaging: the normalised rule's iterate is its bet over the round's N
+    # (_kernels.coin's PREFIX); cocob's keeps the base's constant rule.
+
+    def _settle_all(self, state, avg_slot, t, a0):
+        if self._state_rule() == "cocob":
+            return super()._settle_all(state, avg_slot, t, a0)
+        _kernels.normalized_settle_all(
+            state, self._writable("_row_norms"), avg_slot, self._state_parameters[2]
+        )
+
+    def _averaged_all(self, state, avg_slot, t, a0, out):
+        if self._state_rule() == "cocob":
+            return super()._averaged_all(state, avg_slot, t, a0, out)
+        _kernels.normalized_averaged_all(
+            state, self._row_norms, avg_slot, self._state_parameters[2], t - a0, out
+        )
+
+    def _averaged_sparse_scores(self, X, state, avg_slot, t, a0, out):
+        if self._state_rule() == "cocob":
+            return super()._averaged_sparse_scores(X, state, avg_slot, t, a0, out)
+        _kernels.normalized_averaged_scores(
+            X.data,
+            X.indices,
+            X.indptr,
+            state,
+            self._row_norms,
+            avg_slot,
+            self._state_parameters[2],
+            t - a0,
+            out,
         )
 
 
@@ -305,6 +342,7 @@ class CoinBettingClassifier(
         shuffle: bool = True,
         random_state: RandomStateLike = None,
         warm_start: bool = False,
+        average: bool | int = False,
         class_weight: dict | str | None = None,
         verbose: int = 0,
     ) -> None:
@@ -321,6 +359,7 @@ class CoinBettingClassifier(
         self.shuffle = shuffle
         self.random_state = random_state
         self.warm_start = warm_start
+        self.average = average
         self.class_weight = class_weight
         self.verbose = verbose
 
@@ -401,6 +440,7 @@ default="squared_error"
         shuffle: bool = True,
         random_state: RandomStateLike = None,
         warm_start: bool = False,
+        average: bool | int = False,
         verbose: int = 0,
     ) -> None:
         self.loss = loss
@@ -418,4 +458,5 @@ default="squared_error"
         self.shuffle = shuffle
         self.random_state = random_state
         self.warm_start = warm_start
+        self.average = average
         self.verbose = verbose

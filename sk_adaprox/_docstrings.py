@@ -35,6 +35,15 @@ TRAINING_PARAMETERS = """fit_intercept : bool, default=True
     warm_start : bool, default=False
         If True, :meth:`fit` continues from the fitted state instead of starting
         over (same number of features and classes required).
+    average : bool or int, default=False
+        If True, serve the mean of the iterates (the weights after each round)
+        as ``coef_`` and ``intercept_``, and predict with it, as
+        ``SGDClassifier``'s ASGD does; training goes on from the last iterate.
+        An int n > 1 starts averaging at round n (the n-th row seen). The
+        average costs O(the row's non-zeros) per row (lazy sums of each rule's
+        exact trajectory between a coordinate's updates) and two more state
+        slots; progressive scores and the pass losses remain those of the
+        iterate. Set when training starts; ``coef_`` cannot be assigned.
     verbose : int, default=0
         If > 0, print one line per pass: rows, mean loss, non-zero weights, seconds."""
 

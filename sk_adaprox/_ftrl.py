@@ -126,6 +126,8 @@ class _FTRL:
             l1,
             l2,
             bool(self.fit_intercept),
+            self.t_,
+            *self._average_arguments(),
         )
 
 
@@ -273,6 +275,7 @@ class FTRLClassifier(
         shuffle: bool = True,
         random_state: RandomStateLike = None,
         warm_start: bool = False,
+        average: bool | int = False,
         class_weight: dict | str | None = None,
         verbose: int = 0,
     ) -> None:
@@ -290,6 +293,7 @@ class FTRLClassifier(
         self.shuffle = shuffle
         self.random_state = random_state
         self.warm_start = warm_start
+        self.average = average
         self.class_weight = class_weight
         self.verbose = verbose
 
@@ -372,6 +376,7 @@ default="squared_error"
         shuffle: bool = True,
         random_state: RandomStateLike = None,
         warm_start: bool = False,
+        average: bool | int = False,
         verbose: int = 0,
     ) -> None:
         self.loss = loss
@@ -390,4 +395,5 @@ default="squared_error"
         self.shuffle = shuffle
         self.random_state = random_state
         self.warm_start = warm_start
+        self.average = average
         self.verbose = verbose

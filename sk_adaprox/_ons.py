@@ -189,6 +189,7 @@ class _ONS:
         state = self._kernel_state()
         loss = (LOSS_CODES[self.loss], self._loss_epsilon())
         fit_intercept = bool(self.fit_intercept)
+        rounds = (self.t_, *self._average_arguments())
         if matrix == "full":
             return _kernels.full_pass(
                 *rows,
@@ -199,6 +200,7 @@ class _ONS:
                 1.0 / gamma,
                 radius,
                 fit_intercept,
+                *rounds,
             )
         if matrix == "sketch":
             # The sketch's shrinks and projections call BLAS and LAPACK on products
@@ -217,6 +219,7 @@ class _ONS:
                     eps,
                     radius,
                     fit_intercept,
+                    *rounds,
                 )
         return _kernels.diag_pass(
             *rows,
@@ -228,6 +231,7 @@ class _ONS:
             eps,
             radius,
             fit_intercept,
+            *rounds,
         )
 
 
@@ -383,6 +387,7 @@ class ONSClassifier(
         shuffle: bool = True,
         random_state: RandomStateLike = None,
         warm_start: bool = False,
+        average: bool | int = False,
         class_weight: dict | str | None = None,
         verbose: int = 0,
     ) -> None:
@@ -402,6 +407,7 @@ class ONSClassifier(
         self.shuffle = shuffle
         self.random_state = random_state
         self.warm_start = warm_start
+        self.average = average
         self.class_weight = class_weight
         self.verbose = verbose
 
@@ -484,6 +490,7 @@ default="squared_error"
         shuffle: bool = True,
         random_state: RandomStateLike = None,
         warm_start: bool = False,
+        average: bool | int = False,
         verbose: int = 0,
     ) -> None:
         self.loss = loss
@@ -504,4 +511,5 @@ default="squared_error"
         self.shuffle = shuffle
         self.random_state = random_state
         self.warm_start = warm_start
+        self.average = average
         self.verbose = verbose

@@ -76,6 +76,8 @@ class StateSlot:
                 f"{type(estimator).__name__!r} object has no attribute {self.name!r}"
             )
         if self.slot == WEIGHT:
+            if estimator._averaged_rounds() > 0:
+                view = self._shaped(estimator, estimator._served_weights())
             return estimator._weights_out(view, self.intercept)
         return view
 
@@ -91,6 +93,12 @@ class StateSlot:
                 f"{self.name} is a view of the fitted state; fit the model before "
                 "setting it."
             )
+        if self.slot == WEIGHT and estimator._is_averaging():
+            raise AttributeError(
+                f"{self.name} of a model with average={estimator.average!r} is the "
+                "mean of its iterates, computed when read; it cannot be assigned. "
+                "Pass coef_init and intercept_init to fit, or set average=False."
+            )
         value = np.asarray(value, dtype=np.float64)
         if value.shape != view.shape:
             raise ValueError(
@@ -100,6 +108,9 @@ class StateSlot:
             )
         if self.slot == WEIGHT:
             value = estimator._weights_in(value, self.intercept)
+        else:
+            estimator._settle_averages()  # the weights may change with it
+            view = self._view(estimator)
         view[...] = value
         if self.slot != WEIGHT:
             estimator._accumulators_assigned()
@@ -120,10 +131,14 @@ class StateSlot:
         if self.rule is not None and estimator._state_rule() != self.rule:
             return None
         # Lazy weights are caught up first: a state attribute is never behind.
-        state = estimator._state_for_reading()
+        return self._shaped(estimator, estimator._state_for_reading()[:, self.slot, :])
+
+    def _shaped(self, estimator, rows):
+        """``rows`` (n_features + 1, n_outputs), the intercept last, as this
+        attribute: the intercept row, or the feature rows in ``coef_``'s shape."""
         if self.intercept:
-            return state[-1, self.slot, :]
-        features = state[:-1, self.slot, :]
+            return rows[-1]
+        features = rows[:-1]
         n_features, n_outputs = features.shape
         if estimator._coef_shape(n_features, n_outputs) == (n_features,):
             return features[:, 0]

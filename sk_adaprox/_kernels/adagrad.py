@@ -9,6 +9,7 @@ import math
 import numpy as np
 
 from ._jit import jit
+from .averaging import constant_averaged, constant_settle, constant_settle_row
 from .common import (
     STATUS_NONFINITE_SCORE,
     STATUS_NONFINITE_UPDATE,
@@ -145,6 +146,124 @@ def md_skip(w, idle_decay, n_rounds, l1, l2):
 
 
 @jit
+def _last_positive(zero, last):
+    """The last round up to ``last`` (a round count) before ``zero``, the round
+    where a decaying weight reaches 0: ``ceil(zero) - 1`` where it binds."""
+    if zero < last + 1.0:
+        return math.ceil(zero) - 1.0
+    return last
+
+
+@jit
+def md_idle_sum(w, idle_decay, first, last, l1, l2):
+    """The sum of :func:`md_skip` of ``w`` over k = ``first`` to ``last`` skipped
+    rounds (k = 0 is ``w`` itself): an arithmetic series (l2 = 0) or a geometric
+    one, each up to the round the weight reaches 0."""
+    if last < first or w == 0.0:
+        return 0.0
+    magnitude = abs(w)
+    if l2 == 0.0:
+        if idle_decay > 0.0:
+            last = _last_positive(magnitude / idle_decay, last)
+            if last < first:
+                return 0.0
+        rounds = last - first + 1.0
+        total = rounds * magnitude - idle_decay * rounds * (first + last) / 2.0
+    else:
+        # |w_k| = r^k (|w| + l1/l2) - l1/l2 with r = exp(-idle_decay).
+        floor = l1 / l2
+        if floor > 0.0 and idle_decay > 0.0:
+            last = _last_positive(math.log1p(magnitude / floor) / idle_decay, last)
+            if last < first:
+                return 0.0
+        rounds = last - first + 1.0
+        if idle_decay == 0.0:
+            geometric = rounds
+        else:
+            geometric = (
+                math.exp(-first * idle_decay)
+                * math.expm1(-rounds * idle_decay)
+                / math.expm1(-idle_decay)
+            )
+        total = (magnitude + floor) * geometric - floor * rounds
+    return math.copysign(max(total, 0.0), w)
+
+
+@jit
+def _md_settle(state, j, avg_slot, t, a0, l1, l2):
+    """Settle lazily regularised feature j up to round t (:mod:`.averaging`):
+    its weight is ``WEIGHT`` at its ``LAST_ROUND`` and decays since."""
+    last_round = state[j, LAST_ROUND, 0]
+    for k in range(state.shape[2]):
+        first = max(state[j, avg_slot + 1, k], a0) + 1.0
+        state[j, avg_slot, k] += md_idle_sum(
+            state[j, WEIGHT, k],
+            state[j, IDLE_DECAY, k],
+            first - last_round,
+            t - last_round,
+            l1,
+            l2,
+        )
+        state[j, avg_slot + 1, k] = t
+
+
+@jit
+def md_settle_row(indices, start, end, state, avg_slot, t, a0, l1, l2, intercept):
+    """Settle the row's features (lazily regularised) and the intercept up to t."""
+    for p in range(start, end):
+        _md_settle(state, indices[p], avg_slot, t, a0, l1, l2)
+    if intercept:
+        constant_settle(state, state.shape[0] - 1, avg_slot, t, a0)
+
+
+@jit
+def md_settle_all(state, avg_slot, t, a0, l1, l2):
+    """Settle every coordinate up to round t: O(n_features)."""
+    for j in range(state.shape[0] - 1):
+        _md_settle(state, j, avg_slot, t, a0, l1, l2)
+    constant_settle(state, state.shape[0] - 1, avg_slot, t, a0)
+
+
+@jit
+def _md_averaged(state, j, k, avg_slot, t, a0, l1, l2):
+    """Coordinate (j, k)'s mean iterate over the averaged rounds up to t > a0."""
+    if j == state.shape[0] - 1:
+        return constant_averaged(state, j, k, avg_slot, t, a0)
+    last_round = state[j, LAST_ROUND, 0]
+    first = max(state[j, avg_slot + 1, k], a0) + 1.0
+    idle = md_idle_sum(
+        state[j, WEIGHT, k],
+        state[j, IDLE_DECAY, k],
+        first - last_round,
+        t - last_round,
+        l1,
+        l2,
+    )
+    return (state[j, avg_slot, k] + idle) / (t - a0)
+
+
+@jit
+def md_averaged_all(state, avg_slot, t, a0, l1, l2, out):
+    """``out[j, k]``: every coordinate's mean iterate up to round t > a0."""
+    for j in range(state.shape[0]):
+        for k in range(state.shape[2]):
+            out[j, k] = _md_averaged(state, j, k, avg_slot, t, a0, l1, l2)
+
+
+@jit
+def md_averaged_scores(data, indices, indptr, state, avg_slot, t, a0, l1, l2, out):
+    """:func:`~.sparse.linear_scores` with the mean iterates."""
+    intercept_row = state.shape[0] - 1
+    for i in range(indptr.shape[0] - 1):
+        for k in range(state.shape[2]):
+            out[i, k] = 0.0
+        for p in range(indptr[i], indptr[i + 1] + 1):
+            j, x = (indices[p], data[p]) if p < indptr[i + 1] else (intercept_row, 1.0)
+            for k in range(state.shape[2]):
+                out[i, k] += x * _md_averaged(state, j, k, avg_slot, t, a0, l1, l2)
+
+
+@jit
 def md_start_lazy(state, t, eta, delta, l1, l2):
     """Every feature is current at round ``t``; record each coordinate's idle decay."""
     n_features = state.shape[0] - 1
@@ -275,6 +394,8 @@ def md_pass(
     l1,
     l2,
     fit_intercept,
+    avg_slot,
+    a0,
 ):
     """One pass of AdaGrad composite mirror descent over the rows in ``order``.
 
@@ -286,7 +407,8 @@ def md_pass(
     ``WEIGHT`` is its value at its last round; :func:`md_catch_up_all` or
     :func:`md_scores` give current values.
     If ``row_scores`` has rows, ``row_scores[pos]`` receives the scores of the row
-    visited at ``pos``, before its update.
+    visited at ``pos``, before its update. With ``avg_slot`` > 0 the iterates
+    are averaged after round ``a0`` (:mod:`.averaging`, :func:`md_settle_row`).
     """
     n_outputs = state.shape[2]
     intercept_state = state[state.shape[0] - 1]
@@ -309,6 +431,10 @@ def md_pass(
             scores[k] = intercept_state[WEIGHT, k]
             max_abs_w = max(max_abs_w, abs(scores[k]))
         if regularized:
+            if avg_slot > 0:
+                md_settle_row(
+                    indices, start, end, state, avg_slot, t - 1, a0, l1, l2, False
+                )
             _md_catch_up_row(indices, start, end, state, t, l1, l2)
         for p in range(start, end):
             j = indices[p]
@@ -352,6 +478,19 @@ def md_pass(
             if not finite:
                 status = STATUS_NONFINITE_UPDATE
                 break
+        if avg_slot > 0:
+            # The intercept, and unregularised features (constant when idle);
+            # regularised features were settled before their catch-up.
+            constant_settle_row(
+                indices,
+                start,
+                start if regularized else end,
+                state,
+                avg_slot,
+                t - 1,
+                a0,
+                fit_intercept,
+            )
         _md_row_update(
             data,
             indices,
@@ -452,6 +591,137 @@ def da_sum_grad_from_weights(state, t, eta, delta, l1, l2):
 
 
 @jit
+def _harmonic_sum(start, count):
+    """sum_{i < count} 1 / (start + i) for start > 0: directly while the terms
+    are few or ``start`` small, then as a difference of digammas by their
+    asymptotic series (with log1p, so that a short sum far out keeps its digits)."""
+    total = 0.0
+    while count > 0.0 and (start < 10.0 or count <= 64.0):
+        total += 1.0 / start
+        start += 1.0
+        count -= 1.0
+    if count <= 0.0:
+        return total
+    end = start + count
+    # psi(end) - psi(start), psi(z) ~ log z - 1/(2z) - sum B_2n / (2n z^2n).
+    total += math.log1p(count / start) - 0.5 * (1.0 / end - 1.0 / start)
+    coefficients = (1.0 / 12, -1.0 / 120, 1.0 / 252, -1.0 / 240, 1.0 / 132)
+    end_power = start_power = 1.0
+    for c in coefficients:
+        end_power /= end * end
+        start_power /= start * start
+        total -= c * (end_power - start_power)
+    return total
+
+
+@jit
+def da_idle_sum(sum_grad, sum_sq, first, last, eta, delta, l1, l2):
+    """The sum of the §1b weight of a coordinate with fixed (u, G) over rounds
+    ``first`` to ``last``: ``-sign(u) eta`` times the sum of
+    ``(|u| - t l1) / (H + eta t l2)`` over the rounds where ``|u| - t l1 > 0``,
+    an arithmetic series (l2 = 0) or a constant plus a harmonic one."""
+    if last < first or sum_grad == 0.0:
+        return 0.0
+    scale = _adaptive_scale(delta, sum_sq)
+    magnitude = abs(sum_grad)
+    if l1 > 0.0:
+        last = _last_positive(magnitude / l1, last)  # |u| - t l1 > 0
+        if last < first:
+            return 0.0
+    rounds = last - first + 1.0
+    if l2 == 0.0:
+        if scale == 0.0:
+            return 0.0
+        total = (rounds * magnitude - l1 * rounds * (first + last) / 2.0) / scale
+    else:
+        # (|u| - t l1) / (H + D t) = -l1 / D + (|u| + l1 H / D) / (D (H / D + t)).
+        slope = eta * l2
+        offset = scale / slope
+        total = -(l1 / slope) * rounds + (magnitude + l1 * offset) / slope * (
+            _harmonic_sum(offset + first, rounds)
+        )
+    return -math.copysign(eta * total, sum_grad)
+
+
+@jit
+def _da_settle(state, j, avg_slot, t, a0, eta, delta, l1, l2):
+    """Settle coordinate row j up to round t (:mod:`.averaging`)."""
+    for k in range(state.shape[2]):
+        first = max(state[j, avg_slot + 1, k], a0) + 1.0
+        state[j, avg_slot, k] += da_idle_sum(
+            state[j, SUM_GRAD, k],
+            state[j, SUM_SQ_GRAD, k],
+            first,
+            t,
+            eta,
+            delta,
+            l1,
+            l2,
+        )
+        state[j, avg_slot + 1, k] = t
+
+
+@jit
+def da_settle_row(
+    indices, start, end, state, avg_slot, t, a0, eta, delta, l1, l2, intercept
+):
+    """Settle the row's features (and the unregularised intercept) up to t."""
+    for p in range(start, end):
+        _da_settle(state, indices[p], avg_slot, t, a0, eta, delta, l1, l2)
+    if intercept:
+        _da_settle(state, state.shape[0] - 1, avg_slot, t, a0, eta, delta, 0.0, 0.0)
+
+
+@jit
+def da_settle_all(state, avg_slot, t, a0, eta, delta, l1, l2):
+    """Settle every coordinate up to round t: O(n_features)."""
+    for j in range(state.shape[0] - 1):
+        _da_settle(state, j, avg_slot, t, a0, eta, delta, l1, l2)
+    _da_settle(state, state.shape[0] - 1, avg_slot, t, a0, eta, delta, 0.0, 0.0)
+
+
+@jit
+def _da_averaged(state, j, k, avg_slot, t, a0, eta, delta, l1, l2):
+    """Coordinate (j, k)'s mean iterate over the averaged rounds up to t > a0
+    (the intercept with l1 = l2 = 0)."""
+    first = max(state[j, avg_slot + 1, k], a0) + 1.0
+    idle = da_idle_sum(
+        state[j, SUM_GRAD, k], state[j, SUM_SQ_GRAD, k], first, t, eta, delta, l1, l2
+    )
+    return (state[j, avg_slot, k] + idle) / (t - a0)
+
+
+@jit
+def da_averaged_all(state, avg_slot, t, a0, eta, delta, l1, l2, out):
+    """``out[j, k]``: every coordinate's mean iterate up to round t > a0."""
+    intercept_row = state.shape[0] - 1
+    for j in range(state.shape[0]):
+        rate1, rate2 = (0.0, 0.0) if j == intercept_row else (l1, l2)
+        for k in range(state.shape[2]):
+            out[j, k] = _da_averaged(
+                state, j, k, avg_slot, t, a0, eta, delta, rate1, rate2
+            )
+
+
+@jit
+def da_averaged_scores(
+    data, indices, indptr, state, avg_slot, t, a0, eta, delta, l1, l2, out
+):
+    """:func:`~.sparse.linear_scores` with the mean iterates."""
+    intercept_row = state.shape[0] - 1
+    for i in range(indptr.shape[0] - 1):
+        for k in range(state.shape[2]):
+            out[i, k] = 0.0
+        for p in range(indptr[i], indptr[i + 1] + 1):
+            j, x = (indices[p], data[p]) if p < indptr[i + 1] else (intercept_row, 1.0)
+            rate1, rate2 = (0.0, 0.0) if j == intercept_row else (l1, l2)
+            for k in range(state.shape[2]):
+                out[i, k] += x * _da_averaged(
+                    state, j, k, avg_slot, t, a0, eta, delta, rate1, rate2
+                )
+
+
+@jit
 def _da_row_update(
     data, indices, start, end, scaled_dloss, state, t, eta, delta, l1, l2, dry_run
 ):
@@ -518,6 +788,8 @@ def da_pass(
     l1,
     l2,
     fit_intercept,
+    avg_slot,
+    a0,
 ):
     """One pass of AdaGrad regularized dual averaging over the rows in ``order``.
 
@@ -526,7 +798,8 @@ def da_pass(
     is touched, so it is kept current row by row; with l1 or l2 every weight moves
     with t, so the pass computes each weight when it reads it and leaves ``WEIGHT``
     alone (:func:`da_weights_all` or :func:`da_scores` give current values).
-    ``row_scores`` as in :func:`md_pass`.
+    ``row_scores`` as in :func:`md_pass`. With ``avg_slot`` > 0 the iterates are
+    averaged after round ``a0`` (:func:`da_settle_row`).
     """
     n_outputs = state.shape[2]
     intercept_state = state[state.shape[0] - 1]
@@ -594,6 +867,21 @@ def da_pass(
             if not finite:
                 status = STATUS_NONFINITE_UPDATE
                 break
+        if avg_slot > 0:
+            da_settle_row(
+                indices,
+                start,
+                end,
+                state,
+                avg_slot,
+                t - 1,
+                a0,
+                eta,
+                delta,
+                l1,
+                l2,
+                fit_intercept,
+            )
         _da_row_update(
             data,
             indices,

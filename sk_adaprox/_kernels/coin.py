@@ -11,6 +11,7 @@ import math
 import numpy as np
 
 from ._jit import jit
+from .averaging import constant_settle_row
 from .common import (
     STATUS_NONFINITE_SCORE,
     STATUS_NONFINITE_UPDATE,
@@ -134,12 +135,17 @@ def coin_pass(
     epsilon,
     alpha,
     fit_intercept,
+    t0,
+    avg_slot,
+    a0,
 ):
     """One pass of per-coordinate coin betting over the rows in ``order``.
 
     ``WEIGHT`` holds each coordinate's current bet, so scores read it directly.
     If ``row_scores`` has rows, ``row_scores[pos]`` receives the scores of the row
-    visited at ``pos``, before its update.
+    visited at ``pos``, before its update. With ``avg_slot`` > 0 the iterates
+    are averaged after round ``a0`` (:mod:`.averaging`); the first row of the
+    pass is round ``t0 + 1``.
     """
     n_outputs = state.shape[2]
     intercept_row = state.shape[0] - 1
@@ -209,6 +215,10 @@ def coin_pass(
             if not finite:
                 status = STATUS_NONFINITE_UPDATE
                 break
+        if avg_slot > 0:
+            constant_settle_row(
+                indices, start, end, state, avg_slot, t0 + pos, a0, fit_intercept
+            )
         _row_update(
             data,
             indices,
@@ -252,6 +262,19 @@ def normalized_bet(theta, sum_abs, reward, scale, initial_wealth):
 
 
 @jit
+def stored_bet(state, j, k, initial_wealth):
+    """Coordinate (j, k)'s bet under its stored largest |x| and loss derivative:
+    the served weight times N."""
+    return normalized_bet(
+        state[j, SUM_NEG_GRAD, k],
+        state[j, SUM_ABS_GRAD, k],
+        state[j, REWARD, k],
+        state[j, MAX_ABS_DLOSS, k] * state[j, MAX_ABS_X, k],
+        initial_wealth,
+    )
+
+
+@jit
 def mean_row_norm(row_norms):
     """N: the weighted mean of the normalised squared row norms so far; 1 before
     any row of positive weight."""
@@ -266,16 +289,7 @@ def normalized_weights_all(state, initial_wealth, mean_norm):
     ``WEIGHT``: O(n_features)."""
     for j in range(state.shape[0]):
         for k in range(state.shape[2]):
-            state[j, WEIGHT, k] = (
-                normalized_bet(
-                    state[j, SUM_NEG_GRAD, k],
-                    state[j, SUM_ABS_GRAD, k],
-                    state[j, REWARD, k],
-                    state[j, MAX_ABS_DLOSS, k] * state[j, MAX_ABS_X, k],
-                    initial_wealth,
-                )
-                / mean_norm
-            )
+            state[j, WEIGHT, k] = stored_bet(state, j, k, initial_wealth) / mean_norm
 
 
 @jit
@@ -292,14 +306,79 @@ def normalized_scores(data, indices, indptr, state, initial_wealth, mean_norm, o
         for p in range(indptr[i], indptr[i + 1] + 1):
             j, x = (indices[p], data[p]) if p < indptr[i + 1] else (intercept_row, 1.0)
             for k in range(n_outputs):
-                bet = normalized_bet(
-                    state[j, SUM_NEG_GRAD, k],
-                    state[j, SUM_ABS_GRAD, k],
-                    state[j, REWARD, k],
-                    state[j, MAX_ABS_DLOSS, k] * state[j, MAX_ABS_X, k],
-                    initial_wealth,
-                )
+                bet = stored_bet(state, j, k, initial_wealth)
                 out[i, k] += x * (bet / mean_norm)
+
+
+# Averaging the normalised rule: a coordinate's iterate is its bet over the N of
+# the round, so its idle sum is the bet times the sum of 1/N over those rounds.
+# ``row_norms[PREFIX]`` is that sum over the averaged rounds so far, and the
+# position of a settlement (``avg_slot + 1``) is the prefix it was settled at.
+PREFIX = 2
+
+
+@jit
+def _normalized_settle(state, j, row_norms, avg_slot, initial_wealth):
+    """Settle coordinate row j up to the last round (all outputs)."""
+    for k in range(state.shape[2]):
+        bet = stored_bet(state, j, k, initial_wealth)
+        state[j, avg_slot, k] += bet * (row_norms[PREFIX] - state[j, avg_slot + 1, k])
+        state[j, avg_slot + 1, k] = row_norms[PREFIX]
+
+
+@jit
+def normalized_settle_row(
+    indices, start, end, state, row_norms, avg_slot, initial_wealth, intercept
+):
+    """Settle the row's features (and the intercept) up to the last round."""
+    for p in range(start, end):
+        _normalized_settle(state, indices[p], row_norms, avg_slot, initial_wealth)
+    if intercept:
+        _normalized_settle(
+            state, state.shape[0] - 1, row_norms, avg_slot, initial_wealth
+        )
+
+
+@jit
+def normalized_settle_all(state, row_norms, avg_slot, initial_wealth):
+    """Settle every coordinate up to the last round: O(n_features)."""
+    for j in range(state.shape[0]):
+        _normalized_settle(state, j, row_norms, avg_slot, initial_wealth)
+
+
+@jit
+def _normalized_averaged(state, j, k, row_norms, avg_slot, initial_wealth, rounds):
+    bet = stored_bet(state, j, k, initial_wealth)
+    idle = bet * (row_norms[PREFIX] - state[j, avg_slot + 1, k])
+    return (state[j, avg_slot, k] + idle) / rounds
+
+
+@jit
+def normalized_averaged_all(state, row_norms, avg_slot, initial_wealth, rounds, out):
+    """``out[j, k]``: every coordinate's mean iterate over ``rounds`` averaged
+    rounds."""
+    for j in range(state.shape[0]):
+        for k in range(state.shape[2]):
+            out[j, k] = _normalized_averaged(
+                state, j, k, row_norms, avg_slot, initial_wealth, rounds
+            )
+
+
+@jit
+def normalized_averaged_scores(
+    data, indices, indptr, state, row_norms, avg_slot, initial_wealth, rounds, out
+):
+    """:func:`~.sparse.linear_scores` with the mean iterates."""
+    intercept_row = state.shape[0] - 1
+    for i in range(indptr.shape[0] - 1):
+        for k in range(state.shape[2]):
+            out[i, k] = 0.0
+        for p in range(indptr[i], indptr[i + 1] + 1):
+            j, x = (indices[p], data[p]) if p < indptr[i + 1] else (intercept_row, 1.0)
+            for k in range(state.shape[2]):
+                out[i, k] += x * _normalized_averaged(
+                    state, j, k, row_norms, avg_slot, initial_wealth, rounds
+                )
 
 
 @jit
@@ -378,9 +457,14 @@ def normalized_pass(
     epsilon,
     initial_wealth,
     fit_intercept,
+    t0,
+    avg_slot,
+    a0,
 ):
     """One pass of normalised per-coordinate coin betting over the rows in
-    ``order``; ``row_norms`` is updated in place with each applied row.
+    ``order``; ``row_norms`` is updated in place with each applied row. With
+    ``avg_slot`` > 0 the iterates are averaged after round ``a0``
+    (:func:`normalized_settle_row`); the first row is round ``t0 + 1``.
 
     A row is scored with the served weights before it (each bet over N), and
     its norm is measured against each feature's largest |x|, its own included.
@@ -421,13 +505,7 @@ def normalized_pass(
                 max_abs_x = max(max_abs_x, abs(x))
                 min_abs_x = min(min_abs_x, abs(x))
             for k in range(n_outputs):
-                bet = normalized_bet(
-                    state[j, SUM_NEG_GRAD, k],
-                    state[j, SUM_ABS_GRAD, k],
-                    state[j, REWARD, k],
-                    state[j, MAX_ABS_DLOSS, k] * state[j, MAX_ABS_X, k],
-                    initial_wealth,
-                )
+                bet = stored_bet(state, j, k, initial_wealth)
                 scores[k] += x * (bet / mean_norm)
                 max_state = max(
                     max_state,
@@ -440,6 +518,18 @@ def normalized_pass(
         if not (all_finite(scores) and all_finite(scaled_dloss)):
             status = STATUS_NONFINITE_SCORE
             break
+        t = t0 + pos + 1
+        if avg_slot > 0:
+            normalized_settle_row(
+                indices,
+                start,
+                end,
+                state,
+                row_norms,
+                avg_slot,
+                initial_wealth,
+                fit_intercept,
+            )
         if s > 0.0:
             # G grows by |g|, the wealth at most doubles (|g| <= scale), and a
             # bet is at most the wealth over the coordinate's largest |x|. Rows
@@ -478,6 +568,8 @@ def normalized_pass(
             )
             row_norms[0] += s * norm
             row_norms[1] += s
+        if avg_slot > 0 and t > a0:
+            row_norms[PREFIX] += 1.0 / mean_row_norm(row_norms)
         loss_sum += s * row_loss
         rows_done += 1
     return loss_sum, rows_done, status

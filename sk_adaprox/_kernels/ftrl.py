@@ -16,6 +16,7 @@ import math
 import numpy as np
 
 from ._jit import jit
+from .averaging import constant_settle_row
 from .common import (
     STATUS_NONFINITE_SCORE,
     STATUS_NONFINITE_UPDATE,
@@ -205,13 +206,18 @@ def ftrl_pass(
     l1,
     l2,
     fit_intercept,
+    t0,
+    avg_slot,
+    a0,
 ):
     """One pass of FTRL-Proximal over the rows in ``order``.
 
     ``state`` has the slots ``WEIGHT``, ``N`` and ``Z``; ``WEIGHT`` holds each
     coordinate's closed-form weight of its (z, n), so scores read it directly.
     If ``row_scores`` has rows, ``row_scores[pos]`` receives the scores of the row
-    visited at ``pos``, before its update.
+    visited at ``pos``, before its update. With ``avg_slot`` > 0 the iterates
+    are averaged after round ``a0`` (:mod:`.averaging`); the first row of the
+    pass is round ``t0 + 1``.
     """
     n_outputs = state.shape[2]
     intercept_state = state[state.shape[0] - 1]
@@ -286,6 +292,10 @@ def ftrl_pass(
             if not finite:
                 status = STATUS_NONFINITE_UPDATE
                 break
+        if avg_slot > 0:
+            constant_settle_row(
+                indices, start, end, state, avg_slot, t0 + pos, a0, fit_intercept
+            )
         _row_update(
             data,
             indices,

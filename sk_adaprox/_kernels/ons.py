@@ -36,6 +36,7 @@ import math
 import numpy as np
 
 from ._jit import jit
+from .averaging import constant_settle_all, constant_settle_row
 from .common import (
     STATUS_NONFINITE_SCORE,
     STATUS_NONFINITE_UPDATE,
@@ -338,11 +339,17 @@ def diag_pass(
     eps,
     radius,
     fit_intercept,
+    t0,
+    avg_slot,
+    a0,
 ):
     """One pass of diagonal ONS over the rows in ``order``: O(the row's non-zeros)
     per row, plus O(n_features) for each projection (only when ``radius`` is finite
     and a step leaves the ball). ``norms[k]`` is |w_k|^2, kept current by the row
-    updates when ``radius`` is finite (it decides whether to project)."""
+    updates when ``radius`` is finite (it decides whether to project). With
+    ``avg_slot`` > 0 the iterates are averaged after round ``a0``
+    (:mod:`.averaging`; a projection settles every coordinate first); the first
+    row is round ``t0 + 1``."""
     n_outputs = state.shape[2]
     project = math.isfinite(radius)
     intercept = 1.0 if fit_intercept else 0.0
@@ -382,10 +389,16 @@ def diag_pass(
             if not _diag_row_update(*update, eps, project, True):
                 status = STATUS_NONFINITE_UPDATE
                 break
+        if avg_slot > 0:
+            constant_settle_row(
+                indices, start, end, state, avg_slot, t0 + pos, a0, fit_intercept
+            )
         _diag_row_update(*update, eps, project, False)
         if project:
             for k in range(n_outputs):
                 if scaled_dloss[k] != 0.0 and norms[k] > radius * radius:
+                    if avg_slot > 0:
+                        constant_settle_all(state, avg_slot, t0 + pos, a0)
                     norms[k] = project_diag(state, k, eps, radius)
         loss_sum += row_weights[i] * row_loss
         rows_done += 1
@@ -411,9 +424,15 @@ def full_pass(
     inverse_gamma,
     radius,
     fit_intercept,
+    t0,
+    avg_slot,
+    a0,
 ):
     """One pass of full-matrix ONS over the rows in ``order``; ``a_inv[k]`` is output
-    k's A^{-1}, (d + 1) x (d + 1), the intercept last.
+    k's A^{-1}, (d + 1) x (d + 1), the intercept last. With ``avg_slot`` > 0 the
+    iterates are averaged after round ``a0`` (:mod:`.averaging`: every weight
+    moves each round, so every coordinate is settled, O(d) beside the O(d^2)
+    update); the first row is round ``t0 + 1``.
 
     With u = A_{t-1}^{-1} x~ and rho = 1 + s d^2 x~^T u, Sherman-Morrison gives
     A_t^{-1} = A_{t-1}^{-1} - s d^2 u u^T / rho and A_t^{-1} g = c u / rho. u costs
@@ -483,6 +502,8 @@ def full_pass(
         if not finite:
             status = STATUS_NONFINITE_UPDATE
             break
+        if avg_slot > 0:
+            constant_settle_all(state, avg_slot, t0 + pos, a0)
         for k in range(n_outputs):
             if scaled_dloss[k] == 0.0:
                 continue
@@ -634,10 +655,15 @@ def sketch_pass(
     eps,
     radius,
     fit_intercept,
+    t0,
+    avg_slot,
+    a0,
 ):
     """One pass of sketched ONS (a Frequent Directions sketch, Luo et al. 2016) over
     the rows in ``order``. Output k's sketch is ``sketch[k]`` (2m rows, rows from
-    ``sketch_rows[k]`` on zero) and ``gram_inverse[k]`` its H.
+    ``sketch_rows[k]`` on zero) and ``gram_inverse[k]`` its H. With ``avg_slot``
+    > 0 the iterates are averaged after round ``a0``, every coordinate settled
+    each round (:mod:`.averaging`); the first row is round ``t0 + 1``.
 
     A round inserts h = sqrt(s) d x~ as a sketch row (shrinking a full sketch
     first), so A_t = eps I + S^T S contains s h h^T, and steps along
@@ -686,6 +712,8 @@ def sketch_pass(
         for p in range(start, end):
             if data[p] != 0.0:
                 empty = False
+        if avg_slot > 0:
+            constant_settle_all(state, avg_slot, t0 + pos, a0)
         for k in range(n_outputs):
             if scaled_dloss[k] == 0.0 or empty:
                 continue
