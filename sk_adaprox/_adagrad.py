@@ -82,6 +82,14 @@ class _AdaGrad:
 
     def _adopt_parameters(self, state, old, new):
         update, eta, delta, l1, l2 = new
+        if self._is_averaging() and l1 > 0.0 and 0.0 < l2 < 1e-6 * l1:
+            # The closed-form sums of the idle weights subtract terms of size
+            # l1 / l2: below this ratio they would lose more than 1e-10.
+            raise ValueError(
+                f"average={self.average!r} with l2={l2!r} below 1e-6 * l1 "
+                f"(l1={l1!r}): the averaged weights cannot be kept accurately. "
+                "Set l2=0 or a larger l2, or average=False."
+            )
         if old is not None and old[0] != update:
             raise ValueError(
                 f"update={update!r}, but the model was trained with the other "

@@ -828,6 +828,12 @@ class OnlineLinearModel(BaseEstimator):
         accepted too, as SGD accepts it); ValueError naming the shapes otherwise."""
         if coef_init is not None or intercept_init is not None:
             self._check_can_start_from_weights()
+            if self.warm_start and self._is_initialized() and self._averaged_rounds():
+                raise ValueError(
+                    f"coef_init and intercept_init cannot replace the weights of a "
+                    f"model averaging its iterates (average={self.average!r}) once "
+                    "averaging has begun. Set warm_start=False to start anew."
+                )
         wanted = {
             "coef_init": (coef_init, self._coef_shape(n_features, n_outputs)),
             "intercept_init": (intercept_init, (n_outputs,)),

@@ -255,12 +255,14 @@ _NOTES = """With ``update="normalized"``, per coordinate i of a row with sample
         L ← max(L, |g|);  theta ← theta − g;  G ← G + |g|;  R ← max(R − g·w, 0)
         w ← theta / (L · max(G + L, alpha · L)) · (L + R)
 
-    Under both rules a coordinate whose gradient is 0 keeps its bet, so a row
-    costs its non-zeros. The intercept is one more coordinate with feature 1.
-    A row's sample weight multiplies its gradient, and a row of weight 0
-    changes nothing. ``coef_init`` is refused: the bets start at 0. Assigning
-    ``coef_`` changes the predictions until the model trains again, which
-    recomputes the bets from the accumulators."""
+    Under both rules a row costs its non-zeros: a coordinate off the row keeps
+    its bet (under ``"normalized"``, a coordinate of the row whose gradient is
+    0 still takes the row's ``|x_i|`` into M, which can shrink its bet). The
+    intercept is one more coordinate with feature 1. A row's sample weight
+    multiplies its gradient, and a row of weight 0 changes nothing.
+    ``coef_init`` is refused: the bets start at 0. Assigning ``coef_`` changes
+    the predictions until the model trains again, which recomputes the bets
+    from the accumulators."""
 
 _REFERENCE = """F. Orabona, D. Pál. Coin Betting and Parameter-Free Online Learning.
     NeurIPS 2016. F. Orabona, T. Tommasi. Training Deep Networks without Learning

@@ -43,7 +43,8 @@ TRAINING_PARAMETERS = """fit_intercept : bool, default=True
         average costs O(the row's non-zeros) per row (lazy sums of each rule's
         exact trajectory between a coordinate's updates) and two more state
         slots; progressive scores and the pass losses remain those of the
-        iterate. Set when training starts; ``coef_`` cannot be assigned.
+        iterate. Set when training starts; once averaging has begun, ``coef_``
+        cannot be assigned.
     verbose : int, default=0
         If > 0, print one line per pass: rows, mean loss, non-zero weights, seconds."""
 

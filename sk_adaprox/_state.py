@@ -93,11 +93,12 @@ class StateSlot:
                 f"{self.name} is a view of the fitted state; fit the model before "
                 "setting it."
             )
-        if self.slot == WEIGHT and estimator._is_averaging():
+        if self.slot == WEIGHT and estimator._averaged_rounds():
             raise AttributeError(
                 f"{self.name} of a model with average={estimator.average!r} is the "
-                "mean of its iterates, computed when read; it cannot be assigned. "
-                "Pass coef_init and intercept_init to fit, or set average=False."
+                "mean of its iterates, computed when read; it cannot be assigned "
+                "once averaging has begun. Pass coef_init and intercept_init to a "
+                "new fit, or set average=False."
             )
         value = np.asarray(value, dtype=np.float64)
         if value.shape != view.shape:

@@ -51,11 +51,17 @@ def _params(algorithm, regularization):
     }
 
 
-def _mean_of_iterates(estimator, X, targets, row_weights, orders, a0, n_outputs):
+def _mean_of_iterates(
+    estimator, X, targets, row_weights, orders, a0, n_outputs, initial=None
+):
     """The oracle: ``estimator`` (unfitted, average=False) trained one row at a
     time over ``orders`` (one array per pass, pass p scaling FTRL's l1 by p as
-    ``fit`` does); the mean of its served weights after the rounds > a0."""
+    ``fit`` does), from the weights ``initial`` = (coef, intercept) if given;
+    the mean of its served weights after the rounds > a0."""
     estimator._start_training(X.shape[1], n_outputs)
+    if initial is not None:
+        estimator._sync_parameters()
+        estimator.coef_, estimator.intercept_ = initial
     total, rounds = 0.0, 0
     for n_pass, order in enumerate(orders, start=1):
         estimator._pass_multiplier = n_pass
@@ -266,3 +272,114 @@ def test_mirror_descent_idle_sum_is_the_sum_of_its_decays(l1, l2, first, last):
     )
     actual = adagrad_kernels.md_idle_sum(w, decay, float(first), float(last), l1, l2)
     assert actual == pytest.approx(expected, rel=1e-11, abs=1e-13)
+
+
+# -- averaging with the rest of the estimator's options ----------------------------
+
+
+def _stream_mean(plain, X, y, chunks, changes, a0, **fit_params):
+    """Mean of ``plain``'s served weights after each round > a0, trained by
+    ``partial_fit`` one row at a time over ``chunks`` with ``changes[i]``
+    (set_params) applied before chunk i."""
+    total, rounds = 0.0, 0
+    for (start, stop), change in zip(chunks, changes, strict=True):
+        plain.set_params(**change)
+        for i in range(start, stop):
+            plain.partial_fit(X[i : i + 1], y[i : i + 1], **fit_params)
+            if plain.t_ > a0:
+                total = total + plain._served_weights()
+                rounds += 1
+    return total / rounds
+
+
+def test_mirror_descent_stream_switching_l1_and_l2_averages_exactly():
+    """Switching l1/l2 on and off resizes mirror descent's state (its lazy
+    bookkeeping slots come and go); the averaging slots move with it."""
+    X, y, _, _ = _problem("binary", seed=6)
+    chunks = [(0, 10), (10, 25), (25, 40), (40, 50)]
+    changes = [{}, {"l1": 0.02, "l2": 0.05}, {"l1": 0.0, "l2": 0.0}, {"l2": 0.1}]
+    params = dict(update="mirror_descent", eta=0.3, l1=0.0)
+    stream = AdaGradClassifier(average=True, **params)
+    for (start, stop), change in zip(chunks, changes, strict=True):
+        stream.set_params(**change)
+        stream.partial_fit(X[start:stop], y[start:stop], classes=[0, 1])
+        _ = stream.coef_  # reading catches lazy weights up; the sums must not mind
+    expected = _stream_mean(
+        AdaGradClassifier(**params), X, y, chunks, changes, 0, classes=[0, 1]
+    )
+    _assert_close(stream._served_weights(), expected)
+
+
+@pytest.mark.parametrize(
+    "estimator",
+    [
+        AdaGradRegressor(update="mirror_descent", eta=0.2, l2=0.01, normalize_y=False),
+        FTRLClassifier(alpha=0.3, l1=0.0),
+    ],
+    ids=["adagrad_md_l2", "ftrl"],
+)
+def test_averaging_from_given_weights(estimator):
+    """coef_init and intercept_init start the iterates; the mean is over the
+    iterates that follow."""
+    kind = "regressor" if isinstance(estimator, AdaGradRegressor) else "binary"
+    X, y, targets, _ = _problem(kind, seed=7)
+    rng = np.random.default_rng(7)
+    coef = rng.normal(size=X.shape[1] if kind == "regressor" else (1, X.shape[1]))
+    intercept = rng.normal(size=1)
+    averaged = clone(estimator).set_params(
+        average=True, max_iter=2, tol=None, random_state=2
+    )
+    averaged.fit(X, y, coef_init=coef, intercept_init=intercept)
+    orders = epoch_orders(X.shape[0], 2, shuffle=True, random_state=2).reshape(2, -1)
+    expected = _mean_of_iterates(
+        clone(estimator), X, targets, np.ones(50), orders, 0, 1, (coef, intercept)
+    )
+    _assert_close(averaged._served_weights(), expected)
+
+
+def test_warm_start_and_early_stopping_keep_averaging():
+    X, y, targets, _ = _problem("binary", seed=8)
+    first = AdaGradClassifier(
+        update="dual_averaging",
+        eta=0.5,
+        l1=0.01,
+        average=True,
+        max_iter=2,
+        tol=None,
+        random_state=3,
+        warm_start=True,
+    )
+    first.fit(X, y).fit(X, y)  # four passes in all, the average over 200 rounds
+    orders = np.concatenate(
+        [
+            epoch_orders(X.shape[0], 2, shuffle=True, random_state=3).reshape(2, -1)
+            for _ in range(2)
+        ]
+    )
+    _assert_close(
+        first._served_weights(), _oracle(first, X, targets, np.ones(50), orders, 1)
+    )
+    with pytest.raises(ValueError, match="once averaging has begun"):
+        first.set_params(update="mirror_descent").fit(
+            X, y, coef_init=np.zeros((1, X.shape[1]))
+        )
+    # Early stopping keeps the pass of lowest validation loss, its sums with it.
+    stopped = FTRLClassifier(
+        alpha=1.0,
+        l1=0.0,
+        average=True,
+        early_stopping=True,
+        n_iter_no_change=3,
+        random_state=0,
+    ).fit(X, y)
+    best = int(np.argmin(stopped.validation_losses_)) + 1
+    assert stopped.t_ == best * 45  # 45 training rows a pass, 5 held out
+    assert stopped._averaged_rounds() == stopped.t_
+
+
+def test_average_refuses_an_l2_too_small_for_its_l1():
+    X, y, _, _ = _problem("binary")
+    model = AdaGradClassifier(eta=0.1, l1=0.01, l2=1e-10, average=True)
+    with pytest.raises(ValueError, match="l2=1e-10 below 1e-6 \\* l1"):
+        model.fit(X, y)
+    AdaGradClassifier(eta=0.1, l1=0.01, l2=1e-10).fit(X, y)  # without average
