@@ -190,20 +190,27 @@ def md_idle_sum(w, idle_decay, first, last, l1, l2):
 
 
 @jit
-def _md_settle(state, j, avg_slot, t, a0, l1, l2):
-    """Settle lazily regularised feature j up to round t (:mod:`.averaging`):
-    its weight is ``WEIGHT`` at its ``LAST_ROUND`` and decays since."""
+def _md_unsettled(state, j, k, avg_slot, t, a0, l1, l2):
+    """The sum of lazily regularised feature j's iterates (output k) over the
+    averaged rounds since its settlement, up to t: its weight is ``WEIGHT`` at
+    its ``LAST_ROUND`` and decays since."""
     last_round = state[j, LAST_ROUND, 0]
+    first = max(state[j, avg_slot + 1, k], a0) + 1.0
+    return md_idle_sum(
+        state[j, WEIGHT, k],
+        state[j, IDLE_DECAY, k],
+        first - last_round,
+        t - last_round,
+        l1,
+        l2,
+    )
+
+
+@jit
+def _md_settle(state, j, avg_slot, t, a0, l1, l2):
+    """Settle lazily regularised feature j up to round t (:mod:`.averaging`)."""
     for k in range(state.shape[2]):
-        first = max(state[j, avg_slot + 1, k], a0) + 1.0
-        state[j, avg_slot, k] += md_idle_sum(
-            state[j, WEIGHT, k],
-            state[j, IDLE_DECAY, k],
-            first - last_round,
-            t - last_round,
-            l1,
-            l2,
-        )
+        state[j, avg_slot, k] += _md_unsettled(state, j, k, avg_slot, t, a0, l1, l2)
         state[j, avg_slot + 1, k] = t
 
 
@@ -229,16 +236,7 @@ def _md_averaged(state, j, k, avg_slot, t, a0, l1, l2):
     """Coordinate (j, k)'s mean iterate over the averaged rounds up to t > a0."""
     if j == state.shape[0] - 1:
         return constant_averaged(state, j, k, avg_slot, t, a0)
-    last_round = state[j, LAST_ROUND, 0]
-    first = max(state[j, avg_slot + 1, k], a0) + 1.0
-    idle = md_idle_sum(
-        state[j, WEIGHT, k],
-        state[j, IDLE_DECAY, k],
-        first - last_round,
-        t - last_round,
-        l1,
-        l2,
-    )
+    idle = _md_unsettled(state, j, k, avg_slot, t, a0, l1, l2)
     return (state[j, avg_slot, k] + idle) / (t - a0)
 
 
@@ -644,20 +642,21 @@ def da_idle_sum(sum_grad, sum_sq, first, last, eta, delta, l1, l2):
 
 
 @jit
+def _da_unsettled(state, j, k, avg_slot, t, a0, eta, delta, l1, l2):
+    """The sum of coordinate (j, k)'s iterates over the averaged rounds since its
+    settlement, up to t: its (u, G) have not changed since."""
+    first = max(state[j, avg_slot + 1, k], a0) + 1.0
+    return da_idle_sum(
+        state[j, SUM_GRAD, k], state[j, SUM_SQ_GRAD, k], first, t, eta, delta, l1, l2
+    )
+
+
+@jit
 def _da_settle(state, j, avg_slot, t, a0, eta, delta, l1, l2):
     """Settle coordinate row j up to round t (:mod:`.averaging`)."""
     for k in range(state.shape[2]):
-        first = max(state[j, avg_slot + 1, k], a0) + 1.0
-        state[j, avg_slot, k] += da_idle_sum(
-            state[j, SUM_GRAD, k],
-            state[j, SUM_SQ_GRAD, k],
-            first,
-            t,
-            eta,
-            delta,
-            l1,
-            l2,
-        )
+        unsettled = _da_unsettled(state, j, k, avg_slot, t, a0, eta, delta, l1, l2)
+        state[j, avg_slot, k] += unsettled
         state[j, avg_slot + 1, k] = t
 
 
@@ -684,10 +683,7 @@ def da_settle_all(state, avg_slot, t, a0, eta, delta, l1, l2):
 def _da_averaged(state, j, k, avg_slot, t, a0, eta, delta, l1, l2):
     """Coordinate (j, k)'s mean iterate over the averaged rounds up to t > a0
     (the intercept with l1 = l2 = 0)."""
-    first = max(state[j, avg_slot + 1, k], a0) + 1.0
-    idle = da_idle_sum(
-        state[j, SUM_GRAD, k], state[j, SUM_SQ_GRAD, k], first, t, eta, delta, l1, l2
-    )
+    idle = _da_unsettled(state, j, k, avg_slot, t, a0, eta, delta, l1, l2)
     return (state[j, avg_slot, k] + idle) / (t - a0)
 
 

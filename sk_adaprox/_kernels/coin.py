@@ -318,11 +318,20 @@ PREFIX = 2
 
 
 @jit
+def _normalized_unsettled(state, j, k, row_norms, avg_slot, initial_wealth):
+    """The sum of coordinate (j, k)'s iterates since its settlement: its bet
+    times the sum of 1/N since."""
+    idle_sum = row_norms[PREFIX] - state[j, avg_slot + 1, k]
+    return stored_bet(state, j, k, initial_wealth) * idle_sum
+
+
+@jit
 def _normalized_settle(state, j, row_norms, avg_slot, initial_wealth):
     """Settle coordinate row j up to the last round (all outputs)."""
     for k in range(state.shape[2]):
-        bet = stored_bet(state, j, k, initial_wealth)
-        state[j, avg_slot, k] += bet * (row_norms[PREFIX] - state[j, avg_slot + 1, k])
+        state[j, avg_slot, k] += _normalized_unsettled(
+            state, j, k, row_norms, avg_slot, initial_wealth
+        )
         state[j, avg_slot + 1, k] = row_norms[PREFIX]
 
 
@@ -348,8 +357,8 @@ def normalized_settle_all(state, row_norms, avg_slot, initial_wealth):
 
 @jit
 def _normalized_averaged(state, j, k, row_norms, avg_slot, initial_wealth, rounds):
-    bet = stored_bet(state, j, k, initial_wealth)
-    idle = bet * (row_norms[PREFIX] - state[j, avg_slot + 1, k])
+    """Coordinate (j, k)'s mean iterate over ``rounds`` averaged rounds."""
+    idle = _normalized_unsettled(state, j, k, row_norms, avg_slot, initial_wealth)
     return (state[j, avg_slot, k] + idle) / rounds
 
 
