@@ -96,10 +96,13 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("average", [True, 37])
+@pytest.mark.parametrize("average", [True, 37, 75])
 @pytest.mark.parametrize("kind", ["binary", "multiclass", "regressor"])
 @pytest.mark.parametrize("algorithm, regularization", CASES)
 def test_fit_serves_the_mean_of_the_iterates(algorithm, regularization, kind, average):
+    """Three passes of 50 rows: averaging from round 1, from within the first
+    pass, and from within the second (FTRL's l1 scaling changes at rounds 50 and
+    100, before and after averaging begins)."""
     X, y, targets, n_outputs = _problem(kind)
     row_weights = np.random.default_rng(2).uniform(0.5, 1.5, X.shape[0])
     row_weights[4] = 0.0
