@@ -2,8 +2,10 @@
 
 - ``common``: loss codes and derivatives, the ``WEIGHT`` slot, status codes, and the
   row bound shared by every training kernel;
-- ``adagrad``, ``ftrl``, ``coin``: each algorithm's per-coordinate rules and its
-  pass kernel;
+- ``adagrad``, ``ftrl``, ``ons``, ``coin``: each algorithm's per-coordinate rules
+  and its pass kernels;
+- ``averaging``: the sums behind ``average`` for rules whose weight stays put
+  between a coordinate's updates (the others keep theirs beside their rule);
 - ``sparse``: scoring CSR rows with a fitted state, an index check of CSR input,
   and the passes that make a dense array CSR.
 
@@ -33,6 +35,9 @@ Conventions shared by every kernel:
   the sum of s_t times the pre-update loss, how many rows were applied, and
   ``STATUS_OK`` or the reason the pass stopped at row ``order[rows_done]`` without
   applying it.
+- Pass kernels take ``avg_slot`` and ``a0`` (0 and 0 without ``average``): before
+  a coordinate's weight changes, they settle its sum of iterates (the module
+  docstring of ``averaging``).
 - ``da_candidates_pass`` and ``ftrl_candidates_pass`` run several candidate
   settings of a one-output model side by side (output c of ``state`` is candidate
   c, the parameters that differ come as arrays) and write each candidate's
