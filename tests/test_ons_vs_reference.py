@@ -5,13 +5,14 @@ projection by a root find on linear solves)."""
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from problems import epoch_orders, run_one_pass, sparse_problem
-from reference_ons import reference_ons
+from reference_ons import generalized_projection, reference_ons
 
 from sk_adaprox import ONSClassifier, ONSRegressor
 from sk_adaprox._kernels.common import STATUS_OK
+from sk_adaprox._kernels.ons import project_sketch
 
 RTOL = 1e-8
 MATRICES = ["full", "diag", "sketch"]
@@ -422,6 +423,21 @@ def test_pass_loss_is_the_weighted_pre_update_loss(matrix, radius):
     loss=st.sampled_from(CLASSIFIER_LOSSES),
     seed=st.integers(0, 2**32 - 1),
 )
+# A nearly rank-deficient sketch (sigma_min / sigma_max ~ 2e-5 at round 21) that
+# a projection through the eigenvalues of S S^T got 1e-7 wrong: now via S's SVD.
+@example(
+    n_samples=16,
+    n_features=1,
+    density=0.328125,
+    matrix="sketch",
+    gamma=0.314453125,
+    eps=0.314453125,
+    radius=1.0,
+    sketch_size=1,
+    fit_intercept=True,
+    loss="squared_hinge",
+    seed=4245570,
+)
 def test_random_problems_match_reference(
     n_samples,
     n_features,
@@ -534,3 +550,25 @@ def test_parameter_changes_between_calls_match_reference(matrix):
                     "H_",
                 )
     assert np.all(expected["projections"] >= 3)
+
+
+@pytest.mark.parametrize("smallest", [1.0, 1e-3, 1e-5, 1e-7])
+def test_sketch_projection_of_nearly_rank_deficient_sketches(smallest):
+    """The kernel's projection under A = eps I + S^T S against the reference's
+    (a root find with explicit solves), for sketches whose smallest singular value
+    falls to ``smallest`` times the largest: through S S^T down to a squared ratio
+    of 1e-8, through S's own SVD below it."""
+    rng = np.random.default_rng(0)
+    n_rows, width, eps, radius = 4, 7, 0.3, 1.0
+    left, _ = np.linalg.qr(rng.normal(size=(n_rows, n_rows)))
+    right, _ = np.linalg.qr(rng.normal(size=(width, n_rows)))
+    sigma = 10.0 * np.geomspace(1.0, smallest, n_rows)
+    sketch = (left * sigma) @ right.T
+    w_prime = 3.0 * rng.normal(size=width)
+    w = w_prime.copy()
+    project_sketch(sketch, eps, w, radius)
+    expected, _ = generalized_projection(
+        eps * np.eye(width) + sketch.T @ sketch, w_prime, radius
+    )
+    np.testing.assert_allclose(w, expected, rtol=1e-10, atol=1e-12)
+    assert np.linalg.norm(w) == pytest.approx(radius, rel=1e-12)

@@ -162,38 +162,38 @@ def _sketch_eigen(sketch):
 @jit
 def project_sketch(sketch, eps, w, radius):
     """Replace ``w`` in place by its generalized projection under
-    A = eps I + S^T S: along S's right singular vectors V_i the eigenvalues are
-    eps + sigma_i^2, on their complement eps. With y = V w' (= U^T S w' / sigma),
-    ``w = rest w' + V^T ((a_i / (a_i + mu) - rest) y_i)``, rest = eps / (eps + mu).
-    O(m d + m^3) given the eigendecomposition of S S^T, O(m^2 d)."""
+    A = eps I + S^T S: along S's right singular vectors v_i the eigenvalues are
+    a_i = eps + sigma_i^2, on their complement eps. With y_i = v_i . w' and
+    rest = eps / (eps + mu), ``w = rest w' + sum_i (a_i / (a_i + mu) - rest) y_i v_i``.
+
+    The SVD comes from the eigendecomposition of S S^T (``_sketch_eigen``), O(m^2 d),
+    and v_i = S^T u_i / sigma_i is applied through S's rows. That route squares the
+    sketch's condition number: a sigma_i^2 below 1e-6 sigma_0^2 would carry a
+    relative error above 1e-10 into y_i. Such nearly rank-deficient sketches take
+    LAPACK's SVD of S itself instead, several times slower."""
     values, vectors = _sketch_eigen(sketch)
+    kept = 0
+    while kept < values.shape[0] and values[kept] > 1e-12 * values[0]:
+        kept += 1  # smaller sigma: the complement, whose eigenvalue is ~ eps
+    if kept > 0 and values[kept - 1] < 1e-8 * values[0]:
+        _project_sketch_by_svd(sketch, eps, w, radius)
+        return
     sketch_w = np.empty(sketch.shape[0])
     for a in range(sketch.shape[0]):
         total = 0.0
         for q in range(w.shape[0]):
             total += sketch[a, q] * w[q]
         sketch_w[a] = total
-    projected = vectors.T @ sketch_w
-    kept = 0
-    while kept < values.shape[0] and values[kept] > 1e-12 * values[0]:
-        kept += 1  # smaller sigma: the complement, whose eigenvalue is ~ eps
+    projected = vectors.T @ sketch_w  # u_i . S w' = sigma_i y_i
     a = np.empty(kept)
     y = np.empty(kept)
-    in_span_sq = 0.0
     for i in range(kept):
         a[i] = eps + values[i]
         y[i] = projected[i] / math.sqrt(values[i])
-        in_span_sq += y[i] * y[i]
-    norm_sq = 0.0
-    for q in range(w.shape[0]):
-        norm_sq += w[q] * w[q]
-    rest_sq = max(norm_sq - in_span_sq, 0.0)
-    mu = projection_multiplier(a, 0.0, y, eps, rest_sq, radius)
-    rest_factor = eps / (eps + mu)
+    rest_factor, shifts = _projection_shifts(a, y, eps, w, radius)
     coefficients = np.zeros(values.shape[0])
     for i in range(kept):
-        coefficients[i] = (a[i] / (a[i] + mu) - rest_factor) * y[i]
-        coefficients[i] /= math.sqrt(values[i])
+        coefficients[i] = shifts[i] / math.sqrt(values[i])
     row_coefficients = vectors @ coefficients
     for q in range(w.shape[0]):
         w[q] *= rest_factor
@@ -201,6 +201,52 @@ def project_sketch(sketch, eps, w, radius):
         c = row_coefficients[a]
         for q in range(w.shape[0]):
             w[q] += c * sketch[a, q]
+
+
+@jit
+def _project_sketch_by_svd(sketch, eps, w, radius):
+    """``project_sketch`` through the thin SVD of S, for nearly rank-deficient
+    sketches."""
+    _, sigma, directions = np.linalg.svd(sketch, full_matrices=False)
+    kept = 0
+    while kept < sigma.shape[0] and sigma[kept] > 1e-6 * sigma[0]:
+        kept += 1
+    a = np.empty(kept)
+    y = np.empty(kept)
+    for i in range(kept):
+        a[i] = eps + sigma[i] * sigma[i]
+        total = 0.0
+        for q in range(w.shape[0]):
+            total += directions[i, q] * w[q]
+        y[i] = total
+    rest_factor, shifts = _projection_shifts(a, y, eps, w, radius)
+    for q in range(w.shape[0]):
+        w[q] *= rest_factor
+    for i in range(kept):
+        for q in range(w.shape[0]):
+            w[q] += shifts[i] * directions[i, q]
+
+
+@jit
+def _projection_shifts(a, y, eps, w, radius):
+    """The projection's multiplier mu given w's coordinates y_i along the sketch's
+    directions (eigenvalues a_i) and eps on their complement: returns
+    ``(rest, shifts)``, rest = eps / (eps + mu) and shifts_i =
+    (a_i / (a_i + mu) - rest) y_i, so that the projection is
+    ``rest w' + sum_i shifts_i v_i``."""
+    in_span_sq = 0.0
+    for i in range(y.shape[0]):
+        in_span_sq += y[i] * y[i]
+    norm_sq = 0.0
+    for q in range(w.shape[0]):
+        norm_sq += w[q] * w[q]
+    rest_sq = max(norm_sq - in_span_sq, 0.0)
+    mu = projection_multiplier(a, 0.0, y, eps, rest_sq, radius)
+    rest_factor = eps / (eps + mu)
+    shifts = np.empty(y.shape[0])
+    for i in range(y.shape[0]):
+        shifts[i] = (a[i] / (a[i] + mu) - rest_factor) * y[i]
+    return rest_factor, shifts
 
 
 @jit
