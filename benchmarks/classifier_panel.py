@@ -32,7 +32,7 @@ def classifiers():
         "AdaGradClassifier()": AdaGradClassifier(random_state=0),
         "FTRLClassifier()": FTRLClassifier(random_state=0),
         "CoinBettingClassifier()": CoinBettingClassifier(random_state=0),
-        "ONSClassifier(matrix='diag')": ONSClassifier(matrix="diag", random_state=0),
+        "ONSClassifier()": ONSClassifier(random_state=0),
     }
 
 

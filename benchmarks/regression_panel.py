@@ -43,6 +43,7 @@ def ours(n_features):
     models = {
         "AdaGradRegressor()": AdaGradRegressor(random_state=0),
         "FTRLRegressor()": FTRLRegressor(random_state=0),
+        "ONSRegressor()": ONSRegressor(random_state=0),
         "ONSRegressor(matrix='diag')": ONSRegressor(matrix="diag", random_state=0),
         "CoinBettingRegressor()": CoinBettingRegressor(random_state=0),
         "CoinBettingRegressor(update='cocob')": CoinBettingRegressor(
@@ -50,7 +51,9 @@ def ours(n_features):
         ),
     }
     if n_features <= 2000:
-        models["ONSRegressor()"] = ONSRegressor(random_state=0)
+        models["ONSRegressor(matrix='full')"] = ONSRegressor(
+            matrix="full", random_state=0
+        )
     return models
 
 

@@ -33,6 +33,17 @@ _MATRIX_ARRAYS = {
     "sketch": ("_sketch", "_sketch_gram_inverse", "_sketch_rows"),
 }
 
+# matrix="auto" keeps A^-1 while all outputs' matrices fit in this many bytes (up to
+# 180 features for one output): A^-1 then stays in a core's L2 cache and a row costs
+# a few microseconds. Wider data gets the diagonal (docs/ons.md, "matrix=").
+AUTO_FULL_BYTES = 2**18
+
+
+def _auto_matrix_for(n_features, n_outputs, max_matrix_bytes):
+    """What ``matrix="auto"`` keeps for data of this shape."""
+    full_bytes = 8 * n_outputs * (n_features + 1) ** 2
+    return "full" if full_bytes <= min(AUTO_FULL_BYTES, max_matrix_bytes) else "diag"
+
 
 @functools.cache
 def _blas_threads():
@@ -52,7 +63,7 @@ class _ONS:
     """
 
     _parameter_constraints: dict = {
-        "matrix": [StrOptions({"full", "diag", "sketch"})],
+        "matrix": [StrOptions({"auto", "full", "diag", "sketch"})],
         # The kernels multiply by 1 / gamma, which must not overflow.
         "gamma": [Interval(Real, 1e-300, None, closed="left")],
         "eps": [Interval(Real, 0, None, closed="neither")],
@@ -93,36 +104,55 @@ class _ONS:
         return array[0] if self._coef_shape(1, 1) == (1,) else array
 
     def _n_state_slots(self):
-        return 2 if self.matrix == "diag" else 1  # WEIGHT (and SUM_SQ_GRAD)
+        return 2 if self._matrix() == "diag" else 1  # WEIGHT (and SUM_SQ_GRAD)
 
     def _state_rule(self):
         parameters = vars(self).get("_state_parameters")
-        return self.matrix if parameters is None else parameters[0]
+        return self._matrix() if parameters is None else parameters[0]
 
     def _weight_parameters(self):
+        matrix = self._matrix()
         radius = math.inf if self.radius is None else float(self.radius)
-        sketch_size = int(self.sketch_size) if self.matrix == "sketch" else 0
-        return (self.matrix, sketch_size, float(self.gamma), float(self.eps), radius)
+        sketch_size = int(self.sketch_size) if matrix == "sketch" else 0
+        return (matrix, sketch_size, float(self.gamma), float(self.eps), radius)
 
-    def _matrix_bytes(self, n_features, n_outputs):
+    def _matrix(self, n_features=None, n_outputs=None):
+        """The variant ``matrix`` asks for, "auto" resolved for data of this shape
+        or, by default, for the shape training started with."""
+        if self.matrix != "auto":
+            return self.matrix
+        if n_features is None:
+            return self._auto_matrix
+        return _auto_matrix_for(n_features, n_outputs, self.max_matrix_bytes)
+
+    def _start_training(self, n_features, n_outputs, chosen=None):
+        # What "auto" means for this shape, kept should matrix become "auto" later.
+        self._auto_matrix = _auto_matrix_for(
+            n_features, n_outputs, self.max_matrix_bytes
+        )
+        self.matrix_ = self._matrix(n_features, n_outputs)
+        super()._start_training(n_features, n_outputs, chosen)
+
+    def _matrix_bytes(self, n_features, n_outputs, matrix):
         size = n_features + 1
-        if self.matrix == "full":
+        if matrix == "full":
             return 8 * n_outputs * size * size
-        if self.matrix == "sketch":
+        if matrix == "sketch":
             rows = 2 * self.sketch_size
             return 8 * n_outputs * rows * (size + rows)
         return 0
 
     def _check_state_size(self, n_features, n_outputs):
-        needed = self._matrix_bytes(n_features, n_outputs)
+        matrix = self._matrix(n_features, n_outputs)
+        needed = self._matrix_bytes(n_features, n_outputs, matrix)
         if needed > self.max_matrix_bytes:
             kept = (
                 "A^-1, a (n_features + 1)^2 matrix"
-                if self.matrix == "full"
+                if matrix == "full"
                 else "a sketch of 2 * sketch_size rows of n_features + 1"
             )
             raise ValueError(
-                f"{type(self).__name__}(matrix={self.matrix!r}) keeps {kept} per "
+                f"{type(self).__name__}(matrix={matrix!r}) keeps {kept} per "
                 f"output: with n_features={n_features} and {n_outputs} output(s) "
                 f"that is {needed / 1e9:.3g} GB, over max_matrix_bytes="
                 f"{self.max_matrix_bytes:.3g}. Use matrix='diag' (memory and time "
@@ -152,8 +182,11 @@ class _ONS:
                 self._squared_norms = np.zeros(n_outputs)
             return
         if (old[0], old[1]) != (matrix, sketch_size):
+            asked = f"{self.matrix!r}" + (
+                f" (here {matrix!r})" if self.matrix == "auto" else ""
+            )
             raise ValueError(
-                f"matrix={matrix!r}, sketch_size={self.sketch_size!r}, but the model "
+                f"matrix={asked}, sketch_size={self.sketch_size!r}, but the model "
                 f"was trained with matrix={old[0]!r}"
                 + (f", sketch_size={old[1]}" if old[0] == "sketch" else "")
                 + ", whose state cannot be continued. Call fit (with "
@@ -235,7 +268,7 @@ class _ONS:
         )
 
 
-_ONS_PARAMETERS = f"""matrix : {{"full", "diag", "sketch"}}, default="full"
+_ONS_PARAMETERS = f"""matrix : {{"auto", "full", "diag", "sketch"}}, default="auto"
         How A, the sum of the gradients' outer products, is kept.
         ``"full"``: A^-1 exactly (Sherman-Morrison), O(n_features^2) memory and time
         per row; for up to a few thousand features. ``"diag"``: A's diagonal only,
@@ -243,7 +276,13 @@ _ONS_PARAMETERS = f"""matrix : {{"full", "diag", "sketch"}}, default="full"
         without its square root. ``"sketch"``: a Frequent Directions sketch of
         ``sketch_size`` directions (Luo et al. 2016), O(sketch_size * n_features)
         per row; for dense or moderately sparse data with thousands to tens of
-        thousands of features.
+        thousands of features. ``"auto"``: ``"full"`` while the matrices of all
+        outputs take at most 256 KiB (and ``max_matrix_bytes``), that is up to 180
+        features for a binary or regression problem (a row then costs a few
+        microseconds), and ``"diag"`` beyond; decided when training starts,
+        from the data's width, and kept in ``matrix_``. On correlated features the
+        full matrix learns more per pass; on the panel of docs/ons.md the two
+        reach the same scores.
     gamma : float, default=0.1
         Step parameter, > 0: the step is ``(1 / gamma) A^-1 g``, so a *larger*
         gamma takes smaller steps.
@@ -268,7 +307,9 @@ _ONS_PARAMETERS = f"""matrix : {{"full", "diag", "sketch"}}, default="full"
         allocated, with a ``ValueError`` that names the alternatives.
     {TRAINING_PARAMETERS}"""
 
-_ONS_ATTRIBUTES = f"""A_inv_ : ndarray of shape (n_features + 1, n_features + 1) \
+_ONS_ATTRIBUTES = f"""matrix_ : {{"full", "diag", "sketch"}}
+        The variant in use: ``matrix``, with ``"auto"`` resolved.
+    A_inv_ : ndarray of shape (n_features + 1, n_features + 1) \
 (regressor) or (n_outputs, n_features + 1, n_features + 1)
         ``matrix="full"``: the inverse of A. Index ``n_features`` (the last) is the
         intercept's coordinate (inert, ``1 / eps`` on the diagonal, when
@@ -372,7 +413,7 @@ class ONSClassifier(
         self,
         loss: str = "log_loss",
         *,
-        matrix: str = "full",
+        matrix: str = "auto",
         gamma: float = 0.1,
         eps: float = 100.0,
         radius: float | None = None,
@@ -475,7 +516,7 @@ default="squared_error"
         *,
         epsilon: float = 0.1,
         normalize_y: bool = True,
-        matrix: str = "full",
+        matrix: str = "auto",
         gamma: float = 0.1,
         eps: float = 100.0,
         radius: float | None = None,

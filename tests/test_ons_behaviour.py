@@ -31,9 +31,7 @@ def _regression(n_samples=60, n_features=5, seed=0):
 def test_full_matrix_over_budget_is_refused_before_allocating(partial):
     X = sp.random(5, 20_000, density=1e-3, format="csr", random_state=0)
     y = np.arange(5.0)
-    reg = ONSRegressor(
-        normalize_y=False,
-    )  # A^-1 would be 3.2 GB
+    reg = ONSRegressor(normalize_y=False, matrix="full")  # A^-1 would be 3.2 GB
     tracemalloc.start()
     try:
         with pytest.raises(ValueError, match=r"3\.2 GB.*matrix='diag'.*'sketch'"):
@@ -49,7 +47,8 @@ def test_full_matrix_over_budget_is_refused_before_allocating(partial):
 
 def test_refused_refit_leaves_the_fitted_model_as_it_was():
     X, y = _regression()
-    reg = ONSRegressor(normalize_y=False, max_matrix_bytes=1e5).fit(X, y)
+    reg = ONSRegressor(normalize_y=False, matrix="full", max_matrix_bytes=1e5)
+    reg.fit(X, y)
     coef, a_inv = reg.coef_.copy(), reg.A_inv_.copy()
     wide = np.hstack([X] * 30)  # 151^2 * 8 bytes > 1e5
     with pytest.raises(ValueError, match="max_matrix_bytes"):
@@ -66,6 +65,69 @@ def test_sketch_budget_counts_its_rows():
         ONSRegressor(
             normalize_y=False, matrix="sketch", sketch_size=50, max_matrix_bytes=5e5
         ).fit(X, y)
+
+
+# -- matrix="auto" ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "n_features, n_classes, expected",
+    [(180, 2, "full"), (181, 2, "diag"), (89, 4, "full"), (90, 4, "diag")],
+)
+def test_auto_keeps_the_full_matrix_while_it_takes_256_kib(
+    n_features, n_classes, expected
+):
+    """(d + 1)^2 * 8 bytes * K outputs <= 256 KiB: d <= 180 for one output, d <= 89
+    for four (one-vs-rest)."""
+    X = sp.random(40, n_features, density=0.05, format="csr", random_state=1)
+    y = np.arange(40) % n_classes
+    auto = ONSClassifier(random_state=0).fit(X, y)
+    assert auto.matrix == "auto" and auto.matrix_ == expected
+    explicit = ONSClassifier(matrix=expected, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(auto.coef_, explicit.coef_)
+    np.testing.assert_array_equal(auto.intercept_, explicit.intercept_)
+    assert hasattr(auto, "A_inv_") == (expected == "full")
+
+
+def test_auto_trains_wide_data_that_full_refuses():
+    X = sp.random(50, 200_000, density=1e-4, format="csr", random_state=0)
+    y = np.arange(50) % 2
+    with pytest.raises(ValueError, match="max_matrix_bytes"):
+        ONSClassifier(matrix="full").fit(X, y)
+    clf = ONSClassifier().fit(X, y)
+    assert clf.matrix_ == "diag"
+    assert clf.sum_sq_grad_.shape == (1, 200_000)
+
+
+def test_auto_respects_a_smaller_memory_budget():
+    X, y = _regression(n_features=20)  # A^-1: 21^2 * 8 = 3528 bytes
+    assert ONSRegressor(max_matrix_bytes=4000).fit(X, y).matrix_ == "full"
+    assert ONSRegressor(max_matrix_bytes=3000).fit(X, y).matrix_ == "diag"
+
+
+def test_auto_is_decided_once_and_streams_on():
+    X, y = _regression()
+    reg = ONSRegressor(normalize_y=False).partial_fit(X[:30], y[:30])
+    assert reg.matrix_ == "full"
+    literal = ONSRegressor(normalize_y=False, matrix="full")
+    literal.partial_fit(X[:30], y[:30])
+    # The same variant named explicitly continues the state; "auto" again too.
+    reg.set_params(matrix="full").partial_fit(X[30:45], y[30:45])
+    reg.set_params(matrix="auto").partial_fit(X[45:], y[45:])
+    literal.partial_fit(X[30:45], y[30:45]).partial_fit(X[45:], y[45:])
+    np.testing.assert_array_equal(reg.coef_, literal.coef_)
+    np.testing.assert_array_equal(reg.A_inv_, literal.A_inv_)
+    restored = pickle.loads(pickle.dumps(reg))
+    assert restored.matrix_ == "full"
+    # A model trained with "diag" on narrow data: "auto" would mean "full" here.
+    diag = ONSRegressor(normalize_y=False, matrix="diag").partial_fit(X, y)
+    diag.set_params(matrix="auto")
+    with pytest.raises(ValueError, match=r"matrix='auto' \(here 'full'\).*'diag'"):
+        diag.partial_fit(X, y)
+
+
+def test_matrix_attribute_before_fit_is_missing():
+    assert not hasattr(ONSClassifier(), "matrix_")
 
 
 # -- matrices as fitted state ------------------------------------------------------
