@@ -2,8 +2,9 @@
 
 Trains AdaGradClassifier and FTRLClassifier on tf-idf features of 4,180 text
 messages, then reports test accuracy, ROC AUC, fit time and the number of non-zero
-weights, for the default AdaGrad model (mirror descent), a sparse L1 AdaGrad model
-(dual averaging), the default FTRL model and a sparse L1 FTRL model.
+weights, for the default AdaGrad model (dual averaging, its step and l1 chosen
+in the first pass), a sparse L1 AdaGrad model, the default FTRL model (alpha and
+l1 chosen the same way) and a sparse L1 FTRL model.
 
 Data: SMS Spam Collection (Almeida, Gómez Hidalgo & Yamakami, 2011; UCI Machine
 Learning Repository; CC BY 4.0), bundled with sk_adaprox.
