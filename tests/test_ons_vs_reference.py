@@ -8,7 +8,8 @@ import scipy.sparse as sp
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from problems import epoch_orders, run_one_pass, sparse_problem
-from reference_ons import generalized_projection, reference_ons
+from reference_ons import reference_ons
+from scipy.optimize import brentq
 
 from sk_adaprox import ONSClassifier, ONSRegressor
 from sk_adaprox._kernels.common import STATUS_OK
@@ -552,23 +553,47 @@ def test_parameter_changes_between_calls_match_reference(matrix):
     assert np.all(expected["projections"] >= 3)
 
 
-@pytest.mark.parametrize("smallest", [1.0, 1e-3, 1e-5, 1e-7])
-def test_sketch_projection_of_nearly_rank_deficient_sketches(smallest):
-    """The kernel's projection under A = eps I + S^T S against the reference's
-    (a root find with explicit solves), for sketches whose smallest singular value
-    falls to ``smallest`` times the largest: through S S^T down to a squared ratio
-    of 1e-8, through S's own SVD below it."""
-    rng = np.random.default_rng(0)
-    n_rows, width, eps, radius = 4, 7, 0.3, 1.0
+def _projection_in_known_directions(sigma, directions, eps, w_prime, radius):
+    """The generalized projection under A = eps I + V^T diag(sigma^2) V, from the
+    singular values and right vectors S was built from: no S^T S or S S^T is
+    formed, so nothing squares the sketch's condition number."""
+    y = directions @ w_prime
+    rest = w_prime - directions.T @ y
+    a = eps + sigma**2
+
+    def excess(mu):
+        in_span = np.sum((a * y / (a + mu)) ** 2)
+        return np.sqrt(in_span + (rest @ rest) * (eps / (eps + mu)) ** 2) - radius
+
+    high = 1.0
+    while excess(high) > 0:
+        high *= 2.0
+    mu = brentq(excess, 0.0, high, xtol=1e-300, rtol=1e-15, maxiter=1000)
+    return eps / (eps + mu) * rest + directions.T @ (a * y / (a + mu))
+
+
+@pytest.mark.parametrize(
+    "smallest_sq, eps_factor", [(1e-3, 1.0), (1e-7, 1.0), (6e-11, 0.3), (5e-12, 0.2)]
+)
+@pytest.mark.parametrize("seed", range(4))
+def test_sketch_projection_of_nearly_rank_deficient_sketches(
+    smallest_sq, eps_factor, seed
+):
+    """The kernel's projection for sketches whose smallest squared singular value
+    falls to ``smallest_sq`` times the largest, with eps ``eps_factor`` times it and
+    w' mostly along that weakest direction: through the eigenvalues of S S^T
+    (which square the condition number) the last two lost up to 1e-5, so the
+    kernel takes S's own SVD below 1e-6 (4e-11 here); the first stays on the
+    eigenvalues."""
+    rng = np.random.default_rng(seed)
+    n_rows, width, radius = 4, 7, 1.0
     left, _ = np.linalg.qr(rng.normal(size=(n_rows, n_rows)))
-    right, _ = np.linalg.qr(rng.normal(size=(width, n_rows)))
-    sigma = 10.0 * np.geomspace(1.0, smallest, n_rows)
-    sketch = (left * sigma) @ right.T
-    w_prime = 3.0 * rng.normal(size=width)
+    directions = np.linalg.qr(rng.normal(size=(width, n_rows)))[0].T
+    sigma = 3.0 * np.sqrt(np.geomspace(1.0, smallest_sq, n_rows))
+    eps = eps_factor * sigma[-1] ** 2
+    w_prime = 3.0 * directions[-1] + 0.3 * rng.normal(size=width)
     w = w_prime.copy()
-    project_sketch(sketch, eps, w, radius)
-    expected, _ = generalized_projection(
-        eps * np.eye(width) + sketch.T @ sketch, w_prime, radius
-    )
-    np.testing.assert_allclose(w, expected, rtol=1e-10, atol=1e-12)
+    project_sketch((left * sigma) @ directions, eps, w, radius)
+    expected = _projection_in_known_directions(sigma, directions, eps, w_prime, radius)
+    np.testing.assert_allclose(w, expected, rtol=0, atol=1e-9 * np.abs(w).max())
     assert np.linalg.norm(w) == pytest.approx(radius, rel=1e-12)
