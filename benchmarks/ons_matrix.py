@@ -8,7 +8,9 @@ synthetic correlated and low-rank sets of ``choose_defaults.py``, fits
 ``ONSClassifier``/``ONSRegressor`` at their defaults with ``matrix="full"`` and
 ``matrix="diag"``, once for one pass and once to ``tol``, and prints the test AUC
 (R² for the regressions) and the fit time (after a warm-up fit, so without
-compilation). docs/ons.md quotes the table.
+compilation). A second table gives the time per row of one ``ONSRegressor`` pass
+over dense standard normal rows with either matrix, best of 3, at widths around
+``"auto"``'s switch (180 features). docs/ons.md quotes both tables.
 """
 
 import argparse
@@ -16,6 +18,7 @@ import os
 import time
 import warnings
 
+import numpy as np
 from _data import (
     a9a,
     agaricus,
@@ -53,6 +56,30 @@ def score(model, X_test, y_test):
     return roc_auc_score(y_test, model.decision_function(X_test))
 
 
+def row_costs():
+    rng = np.random.default_rng(0)
+    print("\n| d | full, µs per row | diag, µs per row |\n|---|---|---|")
+    for width, n_rows in (
+        (20, 20_000),
+        (100, 10_000),
+        (180, 5_000),
+        (300, 3_000),
+        (1000, 300),
+    ):
+        X = rng.normal(size=(n_rows, width))
+        y = X[:, 0]
+        cells = []
+        for matrix in ("full", "diag"):
+            seconds = []
+            for _ in range(3):
+                model = ONSRegressor(matrix=matrix, max_iter=1, tol=None, shuffle=False)
+                started = time.perf_counter()
+                model.fit(X, y)
+                seconds.append(time.perf_counter() - started)
+            cells.append(f"{min(seconds) / n_rows * 1e6:.2f}")
+        print(f"| {width} | {cells[0]} | {cells[1]} |", flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cpu", type=int, help="pin the process to this core")
@@ -79,6 +106,7 @@ def main():
                 f"{seconds:.2f} |",
                 flush=True,
             )
+    row_costs()
 
 
 if __name__ == "__main__":

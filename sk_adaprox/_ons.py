@@ -281,8 +281,8 @@ _ONS_PARAMETERS = f"""matrix : {{"auto", "full", "diag", "sketch"}}, default="au
         features for a binary or regression problem (a row then costs a few
         microseconds), and ``"diag"`` beyond; decided when training starts,
         from the data's width, and kept in ``matrix_``. On correlated features the
-        full matrix learns more per pass; on the panel of docs/ons.md the two
-        reach the same scores.
+        full matrix learns more per pass; on independent or one-hot features the
+        two reach the same scores (docs/ons.md).
     gamma : float, default=0.1
         Step parameter, > 0: the step is ``(1 / gamma) A^-1 g``, so a *larger*
         gamma takes smaller steps.
@@ -304,7 +304,8 @@ _ONS_PARAMETERS = f"""matrix : {{"auto", "full", "diag", "sketch"}}, default="au
     max_matrix_bytes : float, default=2e9
         Memory budget of the matrices of ``"full"`` (8 (n_features + 1)^2 bytes
         per output) and ``"sketch"``: wider data is refused, before anything is
-        allocated, with a ``ValueError`` that names the alternatives.
+        allocated, with a ``ValueError`` that names the alternatives. With
+        ``"auto"``, wider data gets ``"diag"``.
     {TRAINING_PARAMETERS}"""
 
 _ONS_ATTRIBUTES = f"""matrix_ : {{"full", "diag", "sketch"}}

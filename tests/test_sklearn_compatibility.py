@@ -49,6 +49,7 @@ def _expected_failed_checks(estimator):
         ONSClassifier(),
         ONSClassifier(matrix="diag", radius=1.0),
         ONSClassifier(matrix="sketch", sketch_size=2, loss="squared_hinge"),
+        ONSClassifier(max_matrix_bytes=1.0),  # "auto" resolved to "diag"
         ONSRegressor(),
         ONSRegressor(matrix="diag", loss="huber"),
         ONSRegressor(matrix="sketch", sketch_size=2, radius=10.0),
