@@ -99,6 +99,24 @@ def test_auto_trains_wide_data_that_full_refuses():
     assert clf.sum_sq_grad_.shape == (1, 200_000)
 
 
+def test_auto_decides_anew_when_a_refit_changes_the_width():
+    X = sp.random(60, 400, density=0.05, format="csr", random_state=0)
+    y = np.arange(60) % 2
+    clf = ONSClassifier(random_state=0).fit(X[:, :50], y)
+    assert clf.matrix_ == "full" and hasattr(clf, "A_inv_")
+    clf.fit(X, y)
+    assert clf.matrix_ == "diag" and not hasattr(clf, "A_inv_")
+    np.testing.assert_array_equal(
+        clf.coef_, ONSClassifier(matrix="diag", random_state=0).fit(X, y).coef_
+    )
+    clf.fit(X[:, :50], y)
+    assert clf.matrix_ == "full" and not hasattr(clf, "sum_sq_grad_")
+    np.testing.assert_array_equal(
+        clf.A_inv_,
+        ONSClassifier(matrix="full", random_state=0).fit(X[:, :50], y).A_inv_,
+    )
+
+
 def test_auto_respects_a_smaller_memory_budget():
     X, y = _regression(n_features=20)  # A^-1: 21^2 * 8 = 3528 bytes
     assert ONSRegressor(max_matrix_bytes=4000).fit(X, y).matrix_ == "full"
