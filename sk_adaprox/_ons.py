@@ -39,9 +39,14 @@ _MATRIX_ARRAYS = {
 AUTO_FULL_BYTES = 2**18
 
 
+def _full_matrix_bytes(n_features, n_outputs):
+    """Bytes of ``"full"``'s A^-1 for every output."""
+    return 8 * n_outputs * (n_features + 1) ** 2
+
+
 def _auto_matrix_for(n_features, n_outputs, max_matrix_bytes):
     """What ``matrix="auto"`` keeps for data of this shape."""
-    full_bytes = 8 * n_outputs * (n_features + 1) ** 2
+    full_bytes = _full_matrix_bytes(n_features, n_outputs)
     return "full" if full_bytes <= min(AUTO_FULL_BYTES, max_matrix_bytes) else "diag"
 
 
@@ -134,12 +139,11 @@ class _ONS:
         super()._start_training(n_features, n_outputs, chosen)
 
     def _matrix_bytes(self, n_features, n_outputs, matrix):
-        size = n_features + 1
         if matrix == "full":
-            return 8 * n_outputs * size * size
+            return _full_matrix_bytes(n_features, n_outputs)
         if matrix == "sketch":
             rows = 2 * self.sketch_size
-            return 8 * n_outputs * rows * (size + rows)
+            return 8 * n_outputs * rows * (n_features + 1 + rows)
         return 0
 
     def _check_state_size(self, n_features, n_outputs):
