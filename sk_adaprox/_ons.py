@@ -135,8 +135,13 @@ class _ONS:
         self._auto_matrix = _auto_matrix_for(
             n_features, n_outputs, self.max_matrix_bytes
         )
-        self.matrix_ = self._matrix(n_features, n_outputs)
         super()._start_training(n_features, n_outputs, chosen)
+
+    @property
+    def matrix_(self):
+        """The variant in use; see the class's Attributes."""
+        self._check_fitted()
+        return self._state_rule()
 
     def _matrix_bytes(self, n_features, n_outputs, matrix):
         if matrix == "full":
