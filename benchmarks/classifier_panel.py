@@ -2,6 +2,7 @@
 SGDClassifier's defaults and the best of its log-loss grid.
 
 Run: python benchmarks/classifier_panel.py [--sets a,b,...] [--seeds 0,1,2,3,4]
+[--models ONSClassifier(),...]
 
 Test AUC of each sk_adaprox classifier at its defaults (fit to ``tol``), of
 ``SGDClassifier()`` and of the best of SGD's log-loss grid (alpha in {1e-7 ...
@@ -60,9 +61,10 @@ def _int32_indices(X):
     return X
 
 
-def one_seed(name, seed, data):
-    """Test AUCs of SGD's best of grid, SGDClassifier() and each classifier, for
-    one shuffling seed; and the fit seconds of all but the grid."""
+def one_seed(name, seed, data, models=None):
+    """Test AUCs of SGD's best of grid, SGDClassifier() and each classifier (or
+    those labelled in ``models``), for one shuffling seed; and the fit seconds of
+    all but the grid."""
     X, y, X_test, y_test = data
     sgd_data = (_int32_indices(X), y, _int32_indices(X_test), y_test)
     grid = [
@@ -81,7 +83,8 @@ def one_seed(name, seed, data):
         SGDClassifier(random_state=seed), *sgd_data
     )
     for label, model in classifiers(seed).items():
-        aucs[label], seconds[label] = auc_and_seconds(model, *data)
+        if models is None or label in models:
+            aucs[label], seconds[label] = auc_and_seconds(model, *data)
     return aucs, seconds
 
 
@@ -89,8 +92,12 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sets", default=",".join(SETS))
     parser.add_argument("--seeds", default="0")
+    parser.add_argument(
+        "--models", default=None, help="only these, e.g. 'ONSClassifier()'"
+    )
     args = parser.parse_args()
     seeds = [int(seed) for seed in args.seeds.split(",")]
+    models = None if args.models is None else args.models.split(",")
     if len(seeds) == 1:
         print("| set | model | test AUC | − SGD best | − SGD() | fit (s) |")
         print("|---|---|---|---|---|---|")
@@ -101,7 +108,7 @@ def main():
     misses = []
     for name in args.sets.split(","):
         data = SETS[name]()
-        runs = [one_seed(name, seed, data) for seed in seeds]
+        runs = [one_seed(name, seed, data, models) for seed in seeds]
         mean = {
             label: float(np.mean([aucs[label] for aucs, _ in runs]))
             for label in runs[0][0]

@@ -1,9 +1,10 @@
-"""Can the progressive loss of one pass pick AdaGrad's step and l1? (issue 13)
+"""Can the progressive loss of one pass pick the step and l1? (issue 13)
 
 Run: python benchmarks/selection_study.py [--sets a,b,...] [--out FILE.json]
 
 For every classification set of issue 13's panel and every setting of the grid
-(update rule x eta x l1), this measures on the training rows in a fixed random
+(update rule x eta x l1 for AdaGrad, alpha x l1 for FTRL, gamma x l1 for
+diagonal ONS), this measures on the training rows in a fixed random
 order:
 
 - the progressive log loss of the first pass (each row scored before the model
@@ -41,15 +42,23 @@ from sklearn.linear_model import SGDClassifier
 from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import train_test_split
 
-from sk_adaprox import AdaGradClassifier, FTRLClassifier, progressive_val_predict
+from sk_adaprox import (
+    AdaGradClassifier,
+    FTRLClassifier,
+    ONSClassifier,
+    progressive_val_predict,
+)
 from sk_adaprox.datasets import make_rare_features
 
+# eta, alpha, or ONS's gamma (whose step is 1 / gamma).
 ETAS = (0.03, 0.1, 0.3, 1.0)
-# AdaGrad's l1 weighs the mean loss, FTRL's the summed loss: their "auto" grids.
+# AdaGrad's and ONS's l1 weigh the mean loss, FTRL's the summed loss: their
+# "auto" grids.
 L1S = {
     "mirror_descent": (0.0, 1e-6, 1e-5, 1e-4),
     "dual_averaging": (0.0, 1e-6, 1e-5, 1e-4),
     "ftrl": (0.0, 0.1, 1.0, 10.0),
+    "ons_diag": (0.0, 1e-6, 1e-5, 1e-4),
 }
 
 
@@ -81,6 +90,8 @@ SETS = {
 def model(rule, eta, l1, **params):
     if rule == "ftrl":
         return FTRLClassifier(alpha=eta, l1=l1, **params)
+    if rule == "ons_diag":
+        return ONSClassifier(matrix="diag", gamma=eta, l1=l1, **params)
     return AdaGradClassifier(update=rule, eta=eta, l1=l1, **params)
 
 
@@ -156,6 +167,7 @@ def study(name, rules):
 FAMILIES = {
     "AdaGrad": ("mirror_descent", "dual_averaging"),
     "FTRL": ("ftrl",),
+    "ONS (diag)": ("ons_diag",),
 }
 WAYS = ("auc_one_pass", "auc_early_stopping", "auc_converged")
 

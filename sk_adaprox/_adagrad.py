@@ -20,6 +20,7 @@ from ._docstrings import (
     TRAINING_PARAMETERS,
 )
 from ._kernels import adagrad as _kernels
+from ._kernels import lazy as _lazy
 from ._losses import LOSS_CODES
 from ._regression import OnlineRegressorMixin
 from ._state import StateSlot
@@ -108,22 +109,14 @@ class _AdaGrad:
             return  # a new state: its slots fit the parameters it was made for
         if old[3] > 0.0 or old[4] > 0.0:
             # Finish the lazy rounds under the parameters they were run with.
-            _kernels.md_catch_up_all(state, self.t_, old[3], old[4])
-        # The lazy bookkeeping slots exist exactly when l1 or l2 is on; the
-        # averaging slots, if any, stay last.
-        averaging = self._n_average_slots()
-        n_slots = (4 if regularized else 2) + averaging
-        if state.shape[1] != n_slots:
-            resized = np.zeros((state.shape[0], n_slots, state.shape[2]))
-            resized[:, :2] = state[:, :2]
-            if averaging:
-                resized[:, -averaging:] = state[:, -averaging:]
-            self._state = state = resized
+            _lazy.md_catch_up_all(state, self.t_, old[3], old[4])
+        # The lazy bookkeeping slots exist exactly when l1 or l2 is on.
+        state = self._with_rule_slots(state, 4 if regularized else 2)
         if regularized:
             _kernels.md_start_lazy(state, self.t_, eta, delta, l1, l2)
 
-    def _check_can_start_from_weights(self):
-        super()._check_can_start_from_weights()
+    def _check_can_start_from_weights(self, n_features, n_outputs):
+        super()._check_can_start_from_weights(n_features, n_outputs)
         if self.update == "dual_averaging":
             raise ValueError(
                 "update='dual_averaging' cannot start from coef_init or "
@@ -152,8 +145,8 @@ class _AdaGrad:
             # The sums follow each weight's decay from its last round: settle
             # them before the catch-up moves that round.
             avg_slot, a0 = self._average_arguments()
-            _kernels.md_settle_all(state, avg_slot, self.t_, a0, l1, l2)
-        _kernels.md_catch_up_all(state, self.t_, l1, l2)
+            _lazy.md_settle_all(state, avg_slot, self.t_, a0, l1, l2)
+        _lazy.md_catch_up_all(state, self.t_, l1, l2)
 
     def _lazy_sparse_scores(self, X, state, out):
         update, eta, delta, l1, l2 = self._state_parameters
@@ -161,7 +154,7 @@ class _AdaGrad:
         if update == "dual_averaging":
             _kernels.da_scores(*rows, eta, delta, l1, l2, out)
         else:
-            _kernels.md_scores(*rows, l1, l2, out)
+            _lazy.md_scores(*rows, l1, l2, out)
 
     def _side_by_side_supported(self, parameters):
         # Dual averaging only: mirror descent has no side-by-side kernel (its lazy
@@ -218,7 +211,7 @@ class _AdaGrad:
         if update == "dual_averaging":
             _kernels.da_settle_all(state, avg_slot, t, a0, eta, delta, l1, l2)
         elif l1 > 0.0 or l2 > 0.0:
-            _kernels.md_settle_all(state, avg_slot, t, a0, l1, l2)
+            _lazy.md_settle_all(state, avg_slot, t, a0, l1, l2)
         else:
             super()._settle_all(state, avg_slot, t, a0)
 
@@ -227,7 +220,7 @@ class _AdaGrad:
         if update == "dual_averaging":
             _kernels.da_averaged_all(state, avg_slot, t, a0, eta, delta, l1, l2, out)
         elif l1 > 0.0 or l2 > 0.0:
-            _kernels.md_averaged_all(state, avg_slot, t, a0, l1, l2, out)
+            _lazy.md_averaged_all(state, avg_slot, t, a0, l1, l2, out)
         else:
             super()._averaged_all(state, avg_slot, t, a0, out)
 
@@ -237,7 +230,7 @@ class _AdaGrad:
         if update == "dual_averaging":
             _kernels.da_averaged_scores(*rows, eta, delta, l1, l2, out)
         elif l1 > 0.0 or l2 > 0.0:
-            _kernels.md_averaged_scores(*rows, l1, l2, out)
+            _lazy.md_averaged_scores(*rows, l1, l2, out)
         else:
             super()._averaged_sparse_scores(X, state, avg_slot, t, a0, out)
 

@@ -270,6 +270,22 @@ class OnlineLinearModel(BaseEstimator):
     def _weights_are_lazy(self):
         return False
 
+    def _with_rule_slots(self, state, n_rule_slots):
+        """``state`` with ``n_rule_slots`` slots before the averaging slots (lazy
+        bookkeeping that a parameter change turns on or off): its leading rule
+        slots kept, new ones zero, the averaging slots kept last. A resized
+        state becomes the model's."""
+        averaging = self._n_average_slots()
+        if state.shape[1] == n_rule_slots + averaging:
+            return state
+        kept = min(state.shape[1] - averaging, n_rule_slots)
+        resized = np.zeros((state.shape[0], n_rule_slots + averaging, state.shape[2]))
+        resized[:, :kept] = state[:, :kept]
+        if averaging:
+            resized[:, -averaging:] = state[:, -averaging:]
+        self._state = resized
+        return resized
+
     def _weights_behind(self):
         """Whether the WEIGHT slot may lag behind round ``t_`` (lazy weights not
         caught up since the last round)."""
@@ -558,9 +574,12 @@ class OnlineLinearModel(BaseEstimator):
             return self._auto_grids[name][0]
         return value
 
-    def _candidates(self):
+    def _candidates(self, n_features=None, n_outputs=None):
         """The settings a new model's first pass tries, as dicts: the product of
-        the grids of the parameters set to ``"auto"``; None if there are none."""
+        the grids of the parameters set to ``"auto"``; None if there are none.
+        An algorithm whose choices depend on the data's shape reads it from
+        ``n_features`` and ``n_outputs``, by default the shape training started
+        with."""
         names = [
             name
             for name in self._auto_grids
@@ -812,9 +831,10 @@ class OnlineLinearModel(BaseEstimator):
                 self.intercept_ = intercept_init
         self._run_passes(X, targets, row_weights, **plan)
 
-    def _check_can_start_from_weights(self):
-        """Raise ValueError if this algorithm cannot start from given weights."""
-        if self._candidates():
+    def _check_can_start_from_weights(self, n_features, n_outputs):
+        """Raise ValueError if this algorithm cannot start from given weights on
+        data of this shape."""
+        if self._candidates(n_features, n_outputs):
             raise ValueError(
                 "coef_init and intercept_init cannot be combined with parameters "
                 "set to 'auto': each candidate setting starts from zero weights."
@@ -827,7 +847,7 @@ class OnlineLinearModel(BaseEstimator):
         shapes of ``coef_`` and ``intercept_`` (a flat array of the right size is
         accepted too, as SGD accepts it); ValueError naming the shapes otherwise."""
         if coef_init is not None or intercept_init is not None:
-            self._check_can_start_from_weights()
+            self._check_can_start_from_weights(n_features, n_outputs)
             if self.warm_start and self._is_initialized() and self._averaged_rounds():
                 raise ValueError(
                     f"coef_init and intercept_init cannot replace the weights of a "

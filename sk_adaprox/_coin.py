@@ -123,7 +123,7 @@ class _CoinBetting:
             out,
         )
 
-    def _check_can_start_from_weights(self):
+    def _check_can_start_from_weights(self, n_features, n_outputs):
         raise ValueError(
             "coin betting cannot start from coef_init or intercept_init: its "
             "weights are bets, a function of the gradients and rewards so far, "

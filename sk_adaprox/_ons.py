@@ -13,6 +13,7 @@ from threadpoolctl import ThreadpoolController
 from ._base import OnlineLinearModel
 from ._classification import OnlineClassifierMixin
 from ._docstrings import (
+    AUTO_ATTRIBUTES,
     CLASS_WEIGHT,
     CLASSIFIER_COEF,
     FIT_ATTRIBUTES,
@@ -20,6 +21,7 @@ from ._docstrings import (
     REGRESSOR_COEF,
     TRAINING_PARAMETERS,
 )
+from ._kernels import lazy as _lazy
 from ._kernels import ons as _kernels
 from ._losses import LOSS_CODES
 from ._regression import OnlineRegressorMixin
@@ -44,8 +46,11 @@ def _full_matrix_bytes(n_features, n_outputs):
     return 8 * n_outputs * (n_features + 1) ** 2
 
 
-def _auto_matrix_for(n_features, n_outputs, max_matrix_bytes):
-    """What ``matrix="auto"`` keeps for data of this shape."""
+def _auto_matrix_for(n_features, n_outputs, max_matrix_bytes, l1):
+    """What ``matrix="auto"`` keeps for data of this shape: ``"diag"`` for an
+    ``l1`` set > 0, which only the diagonal applies."""
+    if not isinstance(l1, str) and l1 > 0.0:
+        return "diag"
     full_bytes = _full_matrix_bytes(n_features, n_outputs)
     return "full" if full_bytes <= min(AUTO_FULL_BYTES, max_matrix_bytes) else "diag"
 
@@ -65,6 +70,8 @@ class _ONS:
     ``"sketch"`` its sketch ``_sketch`` (K, 2m, d + 1), H = (eps I + S S^T)^{-1} in
     ``_sketch_gram_inverse`` (K, 2m, 2m) and the sketch rows in use per output,
     ``_sketch_rows``. The weights are the state's ``WEIGHT`` slot in all three.
+    ``"diag"`` with ``l1`` > 0 also has the lazy bookkeeping slots of
+    :mod:`._kernels.lazy`, and its weights lag behind ``t_`` until read.
     """
 
     _parameter_constraints: dict = {
@@ -75,7 +82,9 @@ class _ONS:
         "radius": [Interval(Real, 0, None, closed="neither"), None],
         "sketch_size": [Interval(Integral, 1, None, closed="left")],
         "max_matrix_bytes": [Interval(Real, 0, None, closed="neither")],
+        "l1": [Interval(Real, 0, None, closed="left"), StrOptions({"auto"})],
     }
+    _auto_grids = {"l1": (0.0, 1e-6, 1e-5, 1e-4)}
     _step_size_name = "gamma"
     _smaller_steps = "larger"  # the step is 1 / gamma
 
@@ -109,7 +118,10 @@ class _ONS:
         return array[0] if self._coef_shape(1, 1) == (1,) else array
 
     def _n_state_slots(self):
-        return 2 if self._matrix() == "diag" else 1  # WEIGHT (and SUM_SQ_GRAD)
+        if self._matrix() != "diag":
+            return 1  # WEIGHT
+        # WEIGHT and SUM_SQ_GRAD, and with l1 the lazy bookkeeping.
+        return 4 if self._l1() > 0.0 else 2
 
     def _state_rule(self):
         parameters = vars(self).get("_state_parameters")
@@ -119,7 +131,34 @@ class _ONS:
         matrix = self._matrix()
         radius = math.inf if self.radius is None else float(self.radius)
         sketch_size = int(self.sketch_size) if matrix == "sketch" else 0
-        return (matrix, sketch_size, float(self.gamma), float(self.eps), radius)
+        l1 = self._l1()
+        if l1 > 0.0 and matrix != "diag":
+            raise ValueError(
+                f"l1={l1!r} needs matrix='diag': the full and sketched matrices "
+                f"have no l1 step (the model's matrix is {matrix!r}). Use "
+                "matrix='diag' (or 'auto', which takes the diagonal when l1 > 0), "
+                "or l1=0."
+            )
+        return (matrix, sketch_size, float(self.gamma), float(self.eps), radius, l1)
+
+    def _l1(self):
+        """``l1``, or the value chosen for ``"auto"``, which means 0 where the
+        matrix is not the diagonal (or the state's is not: a change of matrix is
+        refused when the state adopts it)."""
+        matrices = (self._matrix(), self._state_rule())
+        if isinstance(self.l1, str) and matrices != ("diag", "diag"):
+            return 0.0
+        return float(self._param("l1"))
+
+    def _candidates(self, n_features=None, n_outputs=None):
+        # l1, the only parameter with "auto", is chosen for the diagonal only.
+        if self._matrix(n_features, n_outputs) != "diag":
+            return None
+        return super()._candidates()
+
+    def _weights_are_lazy(self):
+        parameters = vars(self).get("_state_parameters")
+        return parameters is not None and parameters[5] > 0.0
 
     def _matrix(self, n_features=None, n_outputs=None):
         """The variant ``matrix`` asks for, "auto" resolved for data of this shape
@@ -128,12 +167,12 @@ class _ONS:
             return self.matrix
         if n_features is None:
             return self._auto_matrix
-        return _auto_matrix_for(n_features, n_outputs, self.max_matrix_bytes)
+        return _auto_matrix_for(n_features, n_outputs, self.max_matrix_bytes, self.l1)
 
     def _start_training(self, n_features, n_outputs, chosen=None):
         # What "auto" means for this shape, kept should matrix become "auto" later.
         self._auto_matrix = _auto_matrix_for(
-            n_features, n_outputs, self.max_matrix_bytes
+            n_features, n_outputs, self.max_matrix_bytes, self.l1
         )
         super()._start_training(n_features, n_outputs, chosen)
 
@@ -170,7 +209,7 @@ class _ONS:
             )
 
     def _adopt_parameters(self, state, old, new):
-        matrix, sketch_size, gamma, eps, radius = new
+        matrix, sketch_size, gamma, eps, radius, l1 = new
         n_outputs, size = state.shape[2], state.shape[0]
         if old is None:
             for names in _MATRIX_ARRAYS.values():
@@ -189,6 +228,10 @@ class _ONS:
                 self._sketch_rows = np.zeros(n_outputs, dtype=np.int64)
             else:
                 self._squared_norms = np.zeros(n_outputs)
+                if l1 > 0.0:
+                    # Weights assigned before the first row (coef_init) decay
+                    # from round 0 on.
+                    _kernels.diag_start_lazy(state, self.t_, 1.0 / gamma, eps, l1)
             return
         if (old[0], old[1]) != (matrix, sketch_size):
             asked = f"{self.matrix!r}" + (
@@ -211,8 +254,23 @@ class _ONS:
                 _kernels.sketch_gram_inverse(
                     sketch[k], int(self._sketch_rows[k]), eps, gram_inverse[k]
                 )
-        elif matrix == "diag" and radius != old[4]:
-            _kernels.squared_norms(state, self._writable("_squared_norms"))
+        elif matrix == "diag":
+            old_l1 = old[5]
+            # An idle round's shrink is l1 / (gamma (eps + G)): a change of any of
+            # the three finishes the lazy rounds under the old values first.
+            lazy_changed = (old_l1 > 0.0 or l1 > 0.0) and (gamma, eps, l1) != (
+                old[2],
+                old_eps,
+                old_l1,
+            )
+            if lazy_changed:
+                if old_l1 > 0.0:
+                    _lazy.md_catch_up_all(state, self.t_, old_l1, 0.0)
+                state = self._with_rule_slots(state, 4 if l1 > 0.0 else 2)
+                if l1 > 0.0:
+                    _kernels.diag_start_lazy(state, self.t_, 1.0 / gamma, eps, l1)
+            if lazy_changed or radius != old[4]:
+                _kernels.squared_norms(state, self._writable("_squared_norms"))
 
     def _weights_assigned(self):
         # diag's running |w|^2 decides when to project: recompute it, O(n_features).
@@ -225,8 +283,46 @@ class _ONS:
             for name in names:
                 vars(self).pop(name, None)
 
+    def _catch_up_weights(self, state):
+        l1 = self._state_parameters[5]
+        if self._is_averaging():
+            # The sums follow each weight's decay from its last round: settle
+            # them before the catch-up moves that round.
+            avg_slot, a0 = self._average_arguments()
+            _lazy.md_settle_all(state, avg_slot, self.t_, a0, l1, 0.0)
+        _lazy.md_catch_up_all(state, self.t_, l1, 0.0)
+
+    def _lazy_sparse_scores(self, X, state, out):
+        l1 = self._state_parameters[5]
+        _lazy.md_scores(X.data, X.indices, X.indptr, state, self.t_, l1, 0.0, out)
+
+    # Averaging: with l1 an idle weight decays (the lazy rule's sums); otherwise
+    # it stays put, the base's rule.
+
+    def _settle_all(self, state, avg_slot, t, a0):
+        if self._weights_are_lazy():
+            l1 = self._state_parameters[5]
+            _lazy.md_settle_all(state, avg_slot, t, a0, l1, 0.0)
+        else:
+            super()._settle_all(state, avg_slot, t, a0)
+
+    def _averaged_all(self, state, avg_slot, t, a0, out):
+        if self._weights_are_lazy():
+            l1 = self._state_parameters[5]
+            _lazy.md_averaged_all(state, avg_slot, t, a0, l1, 0.0, out)
+        else:
+            super()._averaged_all(state, avg_slot, t, a0, out)
+
+    def _averaged_sparse_scores(self, X, state, avg_slot, t, a0, out):
+        if self._weights_are_lazy():
+            l1 = self._state_parameters[5]
+            rows = (X.data, X.indices, X.indptr, state, avg_slot, t, a0)
+            _lazy.md_averaged_scores(*rows, l1, 0.0, out)
+        else:
+            super()._averaged_sparse_scores(X, state, avg_slot, t, a0, out)
+
     def _run_pass(self, X, targets, row_weights, order, row_scores):
-        matrix, _, gamma, eps, radius = self._state_parameters
+        matrix, _, gamma, eps, radius, l1 = self._state_parameters
         rows = (X.data, X.indices, X.indptr, targets, row_weights, order)
         state = self._kernel_state()
         loss = (LOSS_CODES[self.loss], self._loss_epsilon())
@@ -271,6 +367,7 @@ class _ONS:
             *loss,
             1.0 / gamma,
             eps,
+            l1,
             radius,
             fit_intercept,
             *rounds,
@@ -300,6 +397,16 @@ _ONS_PARAMETERS = f"""matrix : {{"auto", "full", "diag", "sketch"}}, default="au
         ``sqrt(s) / (gamma * sqrt(eps))`` (s the row's weight) and damps the first
         steps. The defaults ``gamma=0.1, eps=100`` were chosen on standardized
         data (docs/ons.md, "Choosing the defaults").
+    l1 : float or "auto", default="auto"
+        L1 regularisation strength, >= 0, for ``matrix="diag"``: the step is then
+        composite in the norm of A, and each round also takes
+        ``l1 / (gamma * A_ii)`` off every feature weight's magnitude (to zero,
+        not past it; the intercept is not regularised). Like ``alpha`` in
+        SGDClassifier it weighs the *mean* training loss, and it makes the model
+        sparse. ``"auto"`` tries 0, 1e-6, 1e-5 and 1e-4 in the first pass and
+        keeps the one of lowest progressive loss (``chosen_params_``); with the
+        full or sketched matrix, which have no l1 step, it means 0. An ``l1`` set
+        > 0 makes ``matrix="auto"`` the diagonal.
     radius : float or None, default=None
         If set, the weights (the intercept included) are kept in the ball
         ``|w| <= radius`` by the generalized projection of ALGORITHMS.md §3, in
@@ -337,6 +444,7 @@ _ONS_ATTRIBUTES = f"""matrix_ : {{"full", "diag", "sketch"}}
 (n_outputs, 2 * sketch_size, 2 * sketch_size)
         ``matrix="sketch"``: ``inv(eps * I + S_ @ S_.T)``, through which the
         Woodbury identity applies A^-1.
+    {AUTO_ATTRIBUTES}
     {FIT_ATTRIBUTES}"""
 
 _NOTES = """A round with gradient g (the loss derivative times the row, and 1 for
@@ -426,6 +534,7 @@ class ONSClassifier(
         matrix: str = "auto",
         gamma: float = 0.1,
         eps: float = 100.0,
+        l1: float | str = "auto",
         radius: float | None = None,
         sketch_size: int = 20,
         max_matrix_bytes: float = 2e9,
@@ -446,6 +555,7 @@ class ONSClassifier(
         self.matrix = matrix
         self.gamma = gamma
         self.eps = eps
+        self.l1 = l1
         self.radius = radius
         self.sketch_size = sketch_size
         self.max_matrix_bytes = max_matrix_bytes
@@ -529,6 +639,7 @@ default="squared_error"
         matrix: str = "auto",
         gamma: float = 0.1,
         eps: float = 100.0,
+        l1: float | str = "auto",
         radius: float | None = None,
         sketch_size: int = 20,
         max_matrix_bytes: float = 2e9,
@@ -550,6 +661,7 @@ default="squared_error"
         self.matrix = matrix
         self.gamma = gamma
         self.eps = eps
+        self.l1 = l1
         self.radius = radius
         self.sketch_size = sketch_size
         self.max_matrix_bytes = max_matrix_bytes

@@ -78,7 +78,17 @@ ALGORITHMS = {
         ONSRegressor,
         "gamma",
         ("coef_", "intercept_", "sum_sq_grad_", "intercept_sum_sq_grad_"),
-        {"matrix": "diag"},
+        {"matrix": "diag", "l1": 0.0},
+        damping="eps",
+        regularized=False,
+    ),
+    # Diagonal ONS with l1: lazy weights, like regularised mirror descent.
+    "ons_diag_l1": Algorithm(
+        ONSClassifier,
+        ONSRegressor,
+        "gamma",
+        ("coef_", "intercept_", "sum_sq_grad_", "intercept_sum_sq_grad_"),
+        {"matrix": "diag", "l1": 0.01},
         damping="eps",
         regularized=False,
     ),
@@ -141,7 +151,8 @@ def make(algorithm, kind, *, step_size=None, **params):
     """An estimator of ``algorithm`` (a key of ALGORITHMS) for ``kind``
     ("classifier"/"binary"/"multiclass" or "regressor"), with ``params`` and, if
     given, ``step_size`` as the algorithm's step-size parameter (eta, alpha or
-    gamma). ``l1`` and ``l2`` are dropped for an algorithm without them (ONS): the
+    gamma). ``l1`` and ``l2`` are dropped for an algorithm without them (ONS, whose
+    ``l1`` its entries fix): the
     tests that pass them check what every estimator guarantees, which holds with
     or without regularisation. Regressors learn the raw target unless
     ``normalize_y`` is passed: the shared suites compare the arithmetic of calls
@@ -171,9 +182,10 @@ def make(algorithm, kind, *, step_size=None, **params):
 def state_of(estimator):
     """The estimator's fitted state attributes by name (arrays, not copies)."""
     for spec in ALGORITHMS.values():
-        if isinstance(estimator, spec.classifier | spec.regressor) and (
-            not spec.params
-            or all(getattr(estimator, k) == v for k, v in spec.params.items())
+        # The parameters that select the rule (an l1 value keeps the state's).
+        rule = {k: v for k, v in spec.params.items() if k != "l1"}
+        if isinstance(estimator, spec.classifier | spec.regressor) and all(
+            getattr(estimator, k) == v for k, v in rule.items()
         ):
             return {name: getattr(estimator, name) for name in spec.state}
     raise TypeError(f"no algorithm in ALGORITHMS matches {estimator!r}")

@@ -10,7 +10,13 @@ This module is a test helper, not a test file.  It implements the update of
   Woodbury;
 - the Frequent Directions sketch S (2m rows) is shrunk with a full thin SVD of S;
 - the generalized projection finds mu >= 0 with ||(A + mu I)^{-1} A w'|| = radius
-  by ``scipy.optimize.brentq`` on explicit linear solves (no eigendecomposition).
+  by ``scipy.optimize.brentq`` on explicit linear solves (no eigendecomposition);
+- with ``l1`` ("diag" only) every round's step is composite in the norm of A,
+  argmin_w g.w + gamma/2 |w - w_t|_A^2 + l1 |w|_1 (features only), which for a
+  diagonal A is the soft threshold of w' at l1 / (gamma A_ii), applied to every
+  feature every round (no lazy form), before the projection; for a diagonal A
+  that order gives the exact minimiser over the ball (the KKT conditions of both
+  terms scale each coordinate by A_ii / (A_ii + mu)).
 
 Coordinates: x~ = [x, 1] with an intercept, [x, 0] without (length d + 1); index d
 (the last) is the intercept.  The losses, their derivatives and the one-vs-rest
@@ -203,6 +209,7 @@ def reference_ons(
     sketch_size=None,
     fit_intercept=True,
     epsilon=0.1,
+    l1=0.0,
     order=None,
     state=None,
     trace=None,
@@ -220,6 +227,9 @@ def reference_ons(
         s_t (sample weight times class weight).
     n_outputs, loss, matrix, gamma, eps, radius, sketch_size, fit_intercept, epsilon
         As in the ONS interface note; ``sketch_size`` (m) only for "sketch".
+    l1 : float
+        The L1 strength of the composite step (docs/ons.md), "diag" only; a
+        round without gradient still takes its proximal step.
     order : sequence of int, optional
         Rows visited, one round per visit (default ``range(n)``).
     state : dict, optional
@@ -246,6 +256,9 @@ def reference_ons(
     gamma, eps, epsilon = float(gamma), float(eps), float(epsilon)
     if not (gamma > 0.0 and eps > 0.0):
         raise ValueError("gamma and eps must be > 0")
+    l1 = float(l1)
+    if l1 < 0.0 or (l1 > 0.0 and matrix != "diag"):
+        raise ValueError("l1 must be >= 0, and 0 unless matrix is 'diag'")
     if radius is not None:
         radius = float(radius)
         if not radius > 0.0:
@@ -281,15 +294,18 @@ def reference_ons(
             loss_sum += s * loss_value(loss, p[k], ys[k], epsilon)
             # 3. c = s dl/dp, g = c x~; c == 0 leaves output k untouched.
             c = s * loss_derivative(loss, p[k], ys[k], epsilon)
-            if c == 0.0 or not x_t.any():  # no gradient: nothing to learn
+            learns = c != 0.0 and x_t.any()
+            if not learns and l1 == 0.0:  # no gradient: nothing to learn
                 continue
             g = c * x_t
             # 4. The matrix, with the row's weight as an importance weight: a row
             # of weight s adds s (dl/dp x~)(dl/dp x~)^T = g g^T / s, as s rows would,
             # not g g^T (docs/ons.md, "Sample weights"). h h^T = g g^T / s.
-            h = g / np.sqrt(s)
+            h = g / np.sqrt(s) if learns else np.zeros(D)
             shrunk = None
-            if matrix == "full":
+            if not learns:
+                pass  # only l1's proximal step
+            elif matrix == "full":
                 A[k] = A[k] + np.outer(h, h)
             elif matrix == "diag":
                 A[k] = A[k] + np.diag(h * h)
@@ -301,9 +317,18 @@ def reference_ons(
                 A[k] = eps * np.eye(D) + st["S"][k].T @ st["S"][k]
             # 5. The Newton step with the updated A.
             w_prime = W[k] - np.linalg.solve(A[k], g) / gamma
-            # 6. The generalized projection.
+            if l1 > 0.0:
+                # The composite step's proximal part: soft thresholds of
+                # l1 / (gamma A_ii) on the features, none on the intercept.
+                thresholds = l1 / (gamma * np.diag(A[k]))
+                thresholds[d] = 0.0
+                w_prime = np.sign(w_prime) * np.maximum(
+                    np.abs(w_prime) - thresholds, 0.0
+                )
+            # 6. The generalized projection (after a gradient step only: the
+            # proximal step alone only shrinks).
             mu = None
-            if radius is not None and np.linalg.norm(w_prime) > radius:
+            if learns and radius is not None and np.linalg.norm(w_prime) > radius:
                 W[k], mu = generalized_projection(A[k], w_prime, radius)
                 st["projections"][k] += 1
             else:

@@ -14,6 +14,7 @@ from reference_adagrad import _dual_averaging_weights, reference_adagrad
 
 from sk_adaprox import AdaGradClassifier, AdaGradRegressor
 from sk_adaprox._kernels import adagrad as _kernels
+from sk_adaprox._kernels import lazy as _lazy
 from sk_adaprox._kernels.common import STATUS_OK
 
 RTOL = 1e-11
@@ -207,7 +208,7 @@ def test_pass_loss_is_the_weighted_pre_update_loss():
 
 def _iterated_shrink(w, step, n_rounds, l1, l2):
     for _ in range(n_rounds):
-        w = _kernels.md_step(w, 0.0, step, l1, l2)
+        w = _lazy.md_step(w, 0.0, step, l1, l2)
     return w
 
 
@@ -219,8 +220,8 @@ def _iterated_shrink(w, step, n_rounds, l1, l2):
 @pytest.mark.parametrize("w", [0.8, -1.3, 1e-7])
 def test_lazy_skip_equals_iterated_steps(w, l1, l2, n_rounds):
     step = _kernels.step_size(2.5, 0.4, 1e-3)  # G, eta, delta
-    idle_decay = _kernels.md_idle_decay(step, l1, l2)
-    lazy = _kernels.md_skip(w, idle_decay, n_rounds, l1, l2)
+    idle_decay = _lazy.md_idle_decay(step, l1, l2)
+    lazy = _lazy.md_skip(w, idle_decay, n_rounds, l1, l2)
     iterated = _iterated_shrink(w, step, n_rounds, l1, l2)
     assert lazy == pytest.approx(iterated, rel=1e-12, abs=1e-300)
     if lazy != 0.0:
@@ -230,8 +231,8 @@ def test_lazy_skip_equals_iterated_steps(w, l1, l2, n_rounds):
 def test_lazy_skip_reaches_zero_and_stays():
     # a = step*l1 = 0.1 per round, |w| = 0.35: zero after 4 rounds, and then for good.
     for n_rounds in (4, 5, 100):
-        assert _kernels.md_skip(0.35, 0.1, n_rounds, 1.0, 0.0) == 0.0
-    assert _kernels.md_skip(0.35, 0.1, 3, 1.0, 0.0) == pytest.approx(0.05)
+        assert _lazy.md_skip(0.35, 0.1, n_rounds, 1.0, 0.0) == 0.0
+    assert _lazy.md_skip(0.35, 0.1, 3, 1.0, 0.0) == pytest.approx(0.05)
 
 
 def _log_uniform(low, high, size, seed):
@@ -242,11 +243,11 @@ def _log_uniform(low, high, size, seed):
 @pytest.mark.parametrize(
     "helper, reference, limit",
     [
-        (_kernels._log1p, math.log1p, _kernels._LOG1P_SERIES_LIMIT),
+        (_lazy._log1p, math.log1p, _lazy._LOG1P_SERIES_LIMIT),
         (
-            _kernels._expm1_of_negative,
+            _lazy._expm1_of_negative,
             lambda x: math.expm1(-x),
-            _kernels._EXPM1_SERIES_LIMIT,
+            _lazy._EXPM1_SERIES_LIMIT,
         ),
     ],
     ids=["log1p", "expm1_of_negative"],

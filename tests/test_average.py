@@ -22,6 +22,7 @@ from sklearn.metrics import r2_score
 
 from sk_adaprox import AdaGradClassifier, AdaGradRegressor, FTRLClassifier
 from sk_adaprox._kernels import adagrad as adagrad_kernels
+from sk_adaprox._kernels import lazy as lazy_kernels
 
 RTOL = 1e-10
 REGULARIZATION = {"none": {}, "l1": {"l1": 0.02}, "l2": {"l2": 0.05}}
@@ -135,6 +136,7 @@ def test_fit_serves_the_mean_of_the_iterates(algorithm, regularization, kind, av
     "algorithm, params",
     [
         ("ons_diag", {"radius": 0.3}),
+        ("ons_diag_l1", {"radius": 0.3}),
         ("ons_full", {"radius": 0.3}),
         ("ons_sketch", {"radius": 0.3}),
         ("coin", {"initial_wealth": 40.0}),
@@ -269,11 +271,11 @@ def test_dual_averaging_idle_sum_is_the_sum_of_its_weights(l1, l2, first, last):
 @pytest.mark.parametrize("first, last", [(0, 0), (0, 40), (7, 3000), (100, 60_000)])
 def test_mirror_descent_idle_sum_is_the_sum_of_its_decays(l1, l2, first, last):
     w, step = -3.0, 0.02
-    decay = adagrad_kernels.md_idle_decay(step, l1, l2)
+    decay = lazy_kernels.md_idle_decay(step, l1, l2)
     expected = math.fsum(
-        adagrad_kernels.md_skip(w, decay, k, l1, l2) for k in range(first, last + 1)
+        lazy_kernels.md_skip(w, decay, k, l1, l2) for k in range(first, last + 1)
     )
-    actual = adagrad_kernels.md_idle_sum(w, decay, float(first), float(last), l1, l2)
+    actual = lazy_kernels.md_idle_sum(w, decay, float(first), float(last), l1, l2)
     assert actual == pytest.approx(expected, rel=1e-11, abs=1e-13)
 
 

@@ -1,5 +1,6 @@
 """What ONS adds to the guarantees every estimator has: the matrix memory budget,
-its matrices as fitted state, and divergence errors checked against its reference.
+its matrices as fitted state, l1 (the diagonal's only), and divergence errors
+checked against its reference.
 
 The generic suites (input formats, partial_fit, pickling, ...) cover ONS through
 ``estimators.ALGORITHMS``; the update itself is checked in test_ons_vs_reference.py.
@@ -11,7 +12,7 @@ import tracemalloc
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from reference_ons import coef_and_intercept, reference_ons
+from reference_ons import coef_and_intercept, initial_state, reference_ons
 
 from sk_adaprox import ONSClassifier, ONSRegressor
 
@@ -216,15 +217,17 @@ def test_multiclass_keeps_one_matrix_per_class():
         np.testing.assert_allclose(clf.coef_[k], binary.coef_[0], rtol=1e-10)
 
 
-def test_diag_partial_fit_costs_the_rows_non_zeros():
+@pytest.mark.parametrize("l1", [0.0, 1e-3])
+def test_diag_partial_fit_costs_the_rows_non_zeros(l1):
     """One row into a 2,000,000-feature diag model with a (inactive) radius: no
-    allocation or sweep of the features, in memory nor in time."""
+    allocation or sweep of the features, in memory nor in time; with l1 the
+    idle features' shrink waits for their next row."""
     n_features = 2_000_000
     X = sp.csr_matrix(
         (np.ones(3), np.array([5, 70, 1_999_999]), np.array([0, 3])),
         shape=(1, n_features),
     )
-    reg = ONSRegressor(normalize_y=False, matrix="diag", radius=1e6).partial_fit(
+    reg = ONSRegressor(normalize_y=False, matrix="diag", l1=l1, radius=1e6).partial_fit(
         X, [1.0]
     )
     reg.partial_fit(X, [1.0])  # compile the fast path
@@ -236,6 +239,66 @@ def test_diag_partial_fit_costs_the_rows_non_zeros():
     assert reg.t_ == 3
 
 
+# -- l1 ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("matrix", ["full", "sketch"])
+def test_l1_needs_the_diagonal(matrix):
+    X, y = _regression()
+    reg = ONSRegressor(normalize_y=False, matrix=matrix, l1=0.01, sketch_size=2)
+    with pytest.raises(ValueError, match=rf"l1=0.01 needs matrix='diag'.*'{matrix}'"):
+        reg.fit(X, y)
+    # "auto" takes the diagonal for an l1 set > 0, however narrow the data.
+    auto = ONSRegressor(normalize_y=False, l1=0.01, random_state=0).fit(X, y)
+    diag = ONSRegressor(normalize_y=False, matrix="diag", l1=0.01, random_state=0)
+    assert auto.matrix_ == "diag"
+    np.testing.assert_array_equal(auto.coef_, diag.fit(X, y).coef_)
+
+
+@pytest.mark.parametrize("matrix", ["auto", "full", "sketch"])
+def test_l1_auto_is_no_l1_without_the_diagonal(matrix):
+    """l1="auto" (the default) has no candidates where the matrix is not the
+    diagonal ("auto" on 5 features is the full matrix): the model is l1=0's."""
+    X, y = _regression()
+    params = dict(normalize_y=False, matrix=matrix, sketch_size=2, random_state=0)
+    model = ONSRegressor(**params).fit(X, y)
+    plain = ONSRegressor(**params, l1=0.0).fit(X, y)
+    assert model.matrix_ == ("full" if matrix == "auto" else matrix)
+    assert not hasattr(model, "chosen_params_")
+    np.testing.assert_array_equal(model.coef_, plain.coef_)
+    # Given weights are allowed: there is nothing to choose.
+    ONSRegressor(**params).fit(X, y, coef_init=np.ones(X.shape[1]))
+    with pytest.raises(ValueError, match="'auto'"):
+        ONSRegressor(normalize_y=False, matrix="diag").fit(
+            X, y, coef_init=np.ones(X.shape[1])
+        )
+
+
+def test_given_weights_shrink_from_the_first_round():
+    """coef_init with l1: a feature no row touches still loses
+    l1 / (gamma eps) per round, as the reference's every-round proximal step
+    does, though the lazy kernel never visits it until it is read."""
+    rng = np.random.default_rng(3)
+    X = np.zeros((40, 6))
+    X[:, :3] = rng.normal(size=(40, 3))  # features 3-5 stay idle
+    y = X[:, 0] - X[:, 1] + 0.1 * rng.normal(size=40)
+    coef_init = np.array([0.5, -0.5, 0.2, 0.9, -0.45, 0.015])
+    params = dict(matrix="diag", gamma=0.5, eps=2.0, l1=0.01)
+    reg = ONSRegressor(
+        normalize_y=False, **params, max_iter=1, tol=None, shuffle=False
+    ).fit(X, y, coef_init=coef_init, intercept_init=0.3)
+    state = initial_state(1, 6, "diag", params["eps"])
+    state["w"][0] = np.r_[coef_init, 0.3]
+    expected, _ = reference_ons(
+        X, y, np.ones(40), n_outputs=1, loss="squared_error", state=state, **params
+    )
+    coef, intercept = coef_and_intercept(expected)
+    np.testing.assert_allclose(reg.coef_, coef[0], rtol=1e-10, atol=1e-15)
+    np.testing.assert_allclose(reg.intercept_, intercept[0], rtol=1e-10)
+    # |w| - 40 * 0.01 / (0.5 * 2): 0.9 -> 0.5, -0.45 -> -0.05, 0.015 -> 0.
+    np.testing.assert_allclose(reg.coef_[3:], [0.5, -0.05, 0.0], atol=1e-12)
+
+
 # -- divergence ------------------------------------------------------------------
 
 
@@ -243,7 +306,7 @@ def test_diag_partial_fit_costs_the_rows_non_zeros():
 def test_overflowing_row_stops_before_it(matrix):
     X = np.array([[1.0, 1.0, 0.0], [0.0, 0.0, 1.0], [1e300, 0.0, 0.0], [1.0, 0, 0]])
     y = np.array([1.0, 2.0, 1.0, 0.5])
-    params = dict(matrix=matrix, gamma=1e-3, eps=1.0, sketch_size=2)
+    params = dict(matrix=matrix, gamma=1e-3, eps=1.0, l1=0.0, sketch_size=2)
     reg = ONSRegressor(normalize_y=False, **params, shuffle=False, max_iter=1, tol=None)
     with pytest.raises(ValueError, match=r"row 2 .*not finite.*larger gamma"):
         reg.fit(X, y)

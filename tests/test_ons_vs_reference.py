@@ -16,7 +16,11 @@ from sk_adaprox._kernels.common import STATUS_OK
 from sk_adaprox._kernels.ons import project_sketch
 
 RTOL = 1e-8
-MATRICES = ["full", "diag", "sketch"]
+# The matrix variants, and the diagonal with l1 (composite steps, lazy weights).
+MATRICES = ["full", "diag", "diag_l1", "sketch"]
+# l1 zeroes 1 to 33 of the problems' weights, and keeps them small enough that the
+# ball binds often only at half the radius.
+L1 = 0.1
 REGRESSOR_LOSSES = ["squared_error", "huber", "epsilon_insensitive"]
 CLASSIFIER_LOSSES = ["log_loss", "squared_hinge"]
 GAMMA, EPS, EPSILON = 0.5, 1.0, 0.25
@@ -26,10 +30,16 @@ N_FEATURES = 20
 
 
 def _params(matrix, radius, fit_intercept):
+    """The parameters of a variant of MATRICES ("diag_l1": the diagonal with L1,
+    and half the radius)."""
+    with_l1 = matrix == "diag_l1"
+    if with_l1 and radius is not None:
+        radius = radius / 2.0
     return dict(
-        matrix=matrix,
+        matrix="diag" if with_l1 else matrix,
         gamma=GAMMA,
         eps=EPS,
+        l1=L1 if with_l1 else 0.0,
         radius=radius,
         sketch_size=SKETCH_SIZE,
         fit_intercept=fit_intercept,
@@ -91,7 +101,7 @@ def _assert_same_state(est, ref, matrix, fit_intercept):
         A_inv = np.reshape(est.A_inv_, (K, D, D))
         for k in range(K):
             _close(A_inv[k], np.linalg.inv(ref["A"][k]), f"A_inv_[{k}]")
-    elif matrix == "diag":
+    elif matrix in ("diag", "diag_l1"):
         diag = np.array([np.diag(ref["A"][k]) for k in range(K)]) - EPS
         _close(np.reshape(est.sum_sq_grad_, (K, d)), diag[:, :d], "sum_sq_grad_")
         _close(
@@ -117,8 +127,10 @@ def _assert_same_state(est, ref, matrix, fit_intercept):
 
 
 def _check_reference_exercised(ref, radius, matrix, n_rounds):
-    """The comparison is not vacuous: the ball binds on many rounds and the
-    sketch has shrunk."""
+    """The comparison is not vacuous: the ball binds on many rounds, the
+    sketch has shrunk, and l1 has zeroed weights (which it keeps at zero)."""
+    if matrix == "diag_l1":
+        assert np.any(ref["w"][:, :-1] == 0.0), ref["w"]
     if radius is not None:
         assert np.all(ref["projections"] >= 10), ref["projections"]
     if matrix == "sketch":
@@ -419,6 +431,7 @@ def test_pass_loss_is_the_weighted_pre_update_loss(matrix, radius):
     gamma=st.floats(0.1, 3.0),
     eps=st.floats(0.1, 10.0),
     radius=st.sampled_from([None, 0.3, 1.0]),
+    l1=st.sampled_from([0.0, 0.01, 0.3]),
     sketch_size=st.integers(1, 5),
     fit_intercept=st.booleans(),
     loss=st.sampled_from(CLASSIFIER_LOSSES),
@@ -434,6 +447,7 @@ def test_pass_loss_is_the_weighted_pre_update_loss(matrix, radius):
     gamma=0.314453125,
     eps=0.314453125,
     radius=1.0,
+    l1=0.0,
     sketch_size=1,
     fit_intercept=True,
     loss="squared_hinge",
@@ -447,13 +461,15 @@ def test_random_problems_match_reference(
     gamma,
     eps,
     radius,
+    l1,
     sketch_size,
     fit_intercept,
     loss,
     seed,
 ):
     """Random shapes, densities and parameters (the sketch wider or narrower than
-    the data), two passes, through the kernel with +-1 targets."""
+    the data; l1 with the diagonal), two passes, through the kernel with +-1
+    targets."""
     rng = np.random.default_rng(seed)
     dense = rng.normal(size=(n_samples, n_features))
     dense *= rng.random((n_samples, n_features)) < density
@@ -463,10 +479,12 @@ def test_random_problems_match_reference(
         matrix=matrix,
         gamma=gamma,
         eps=eps,
+        l1=l1 if matrix in ("diag", "diag_l1") else 0.0,
         radius=radius,
         sketch_size=sketch_size,
         fit_intercept=fit_intercept,
     )
+    params["matrix"] = "diag" if matrix == "diag_l1" else matrix
     clf = ONSClassifier(loss=loss, **params)
     order = np.concatenate([np.arange(n_samples)] * 2)
     loss_sum, rows_done, status = run_one_pass(
@@ -514,6 +532,9 @@ def test_parameter_changes_between_calls_match_reference(matrix):
         {"eps": 4.0, "radius": None},
         {"radius": 0.8, "gamma": 0.2},
     ]
+    if matrix == "diag_l1":  # l1 off, and on again at another strength
+        changes[2]["l1"] = 0.0
+        changes[3]["l1"] = 0.05
     expected = None
     for (start, stop), change in zip(CHUNKS, changes, strict=True):
         if expected is not None and "eps" in change:
@@ -537,7 +558,7 @@ def test_parameter_changes_between_calls_match_reference(matrix):
         K = expected["w"].shape[0]
         if matrix == "full":
             _close(clf.A_inv_, np.linalg.inv(expected["A"]), "A_inv_")
-        elif matrix == "diag":
+        elif matrix in ("diag", "diag_l1"):
             diag = np.diagonal(expected["A"], axis1=1, axis2=2) - params["eps"]
             _close(clf.sum_sq_grad_, diag[:, :-1], "sum_sq_grad_")
         else:

@@ -24,6 +24,10 @@ STATE_SHAPES = {
     ),
     "ftrl": (["coef_", "z_", "n_"], ["intercept_", "intercept_z_", "intercept_n_"]),
     "ons_diag": (["coef_", "sum_sq_grad_"], ["intercept_", "intercept_sum_sq_grad_"]),
+    "ons_diag_l1": (
+        ["coef_", "sum_sq_grad_"],
+        ["intercept_", "intercept_sum_sq_grad_"],
+    ),
     "ons_full": (["coef_"], ["intercept_"]),
     "ons_sketch": (["coef_"], ["intercept_"]),
     "coin": (
@@ -60,6 +64,7 @@ SUM_SQ_GRAD = {
     "adagrad_da": "sum_sq_grad_",
     "ftrl": "n_",
     "ons_diag": "sum_sq_grad_",
+    "ons_diag_l1": "sum_sq_grad_",
     "coin": "sum_abs_grad_",
     "coin_cocob": "sum_abs_grad_",
 }

@@ -4,6 +4,8 @@
   row bound shared by every training kernel;
 - ``adagrad``, ``ftrl``, ``ons``, ``coin``: each algorithm's per-coordinate rules
   and its pass kernels;
+- ``lazy``: composite mirror descent's proximal step and its lazy form for idle
+  coordinates (AdaGrad's mirror descent, diagonal ONS with ``l1``);
 - ``averaging``: the sums behind ``average`` for rules whose weight stays put
   between a coordinate's updates (the others keep theirs beside their rule);
 - ``sparse``: scoring CSR rows with a fitted state, an index check of CSR input,

@@ -16,7 +16,10 @@ and the three variants differ in how they keep A:
 
 - ``full_pass``: A^{-1} itself, shape (K, d + 1, d + 1), by Sherman-Morrison.
 - ``diag_pass``: A's diagonal, kept as ``eps + G`` with G in the state's
-  ``SUM_SQ_GRAD`` slot (so a change of eps needs no rewrite).
+  ``SUM_SQ_GRAD`` slot (so a change of eps needs no rewrite). With ``l1`` > 0 the
+  step is composite (docs/ons.md, "l1"): each coordinate then loses
+  ``l1 / (gamma A_ii)`` of its magnitude per round, lazily for idle coordinates
+  (:mod:`.lazy`).
 - ``sketch_pass``: a Frequent Directions sketch S (2m rows) with A = eps I + S^T S,
   applied through the Woodbury identity with H = (eps I + S S^T)^{-1}.
 
@@ -45,6 +48,16 @@ from .common import (
     all_finite,
     row_derivatives,
     row_is_safe,
+)
+from .lazy import (
+    IDLE_DECAY,
+    LAST_ROUND,
+    md_catch_up_all,
+    md_catch_up_row,
+    md_idle_decay,
+    md_settle_all,
+    md_settle_row,
+    md_step,
 )
 
 SUM_SQ_GRAD = 1
@@ -311,6 +324,17 @@ def _scores_and_bounds(data, indices, start, end, state, fit_intercept, scores):
 
 
 @jit
+def diag_start_lazy(state, t, inverse_gamma, eps, l1):
+    """Every feature is current at round ``t``; record what an idle round does to
+    each coordinate under these parameters (:mod:`.lazy`)."""
+    for j in range(state.shape[0] - 1):
+        state[j, LAST_ROUND, 0] = t
+        for k in range(state.shape[2]):
+            step = inverse_gamma / (eps + state[j, SUM_SQ_GRAD, k])
+            state[j, IDLE_DECAY, k] = md_idle_decay(step, l1, 0.0)
+
+
+@jit
 def _diag_row_update(
     data,
     indices,
@@ -321,18 +345,22 @@ def _diag_row_update(
     step,
     state,
     norms,
+    inverse_gamma,
     eps,
+    l1,
     track_norms,
     dry_run,
 ):
     """Round t on the row's coordinates, for every output k:
     G += curvature[k] x^2 (= g^2 / s) and w -= step[k] x / (eps + G)
-    (step[k] = s d / gamma), and the running squared norms if ``track_norms``.
-    With ``dry_run`` only check that all are finite."""
+    (step[k] = s d / gamma), then with ``l1`` the proximal step of the
+    coordinate's step size 1 / (gamma (eps + G)) on the features (not the
+    intercept), and the running squared norms if ``track_norms``. With
+    ``dry_run`` only check that all are finite (the proximal step only shrinks)."""
     finite = True
     intercept_row = state.shape[0] - 1
     n_outputs = curvature.shape[0]
-    if n_outputs == 1 and not dry_run and not track_norms:
+    if n_outputs == 1 and not dry_run and not track_norms and l1 == 0.0:
         # The same arithmetic without the output loop and the bookkeeping.
         curvature_0 = curvature[0]
         step_0 = step[0]
@@ -351,15 +379,21 @@ def _diag_row_update(
         if p < end:
             j = indices[p]
             x = data[p]
+            l1_j = l1
         elif intercept != 0.0:
             j = intercept_row
             x = intercept
+            l1_j = 0.0
         else:
             break
         for k in range(n_outputs):
             sum_sq = state[j, SUM_SQ_GRAD, k] + curvature[k] * (x * x)
             old_w = state[j, WEIGHT, k]
             new_w = old_w - step[k] * x / (eps + sum_sq)
+            if l1_j > 0.0 and not dry_run:
+                coordinate_step = inverse_gamma / (eps + sum_sq)
+                new_w = md_step(new_w, 0.0, coordinate_step, l1_j, 0.0)
+                state[j, IDLE_DECAY, k] = md_idle_decay(coordinate_step, l1_j, 0.0)
             if dry_run:
                 finite &= math.isfinite(sum_sq) and math.isfinite(new_w)
             else:
@@ -385,6 +419,7 @@ def diag_pass(
     epsilon,
     inverse_gamma,
     eps,
+    l1,
     radius,
     fit_intercept,
     t0,
@@ -395,11 +430,15 @@ def diag_pass(
     per row, plus O(n_features) for each projection (only when ``radius`` is finite
     and a step leaves the ball). ``norms[k]`` is |w_k|^2, kept current by the row
     updates when ``radius`` is finite (it decides whether to project). With
+    ``l1`` > 0 the state also has :mod:`.lazy`'s slots (:func:`diag_start_lazy`
+    fills them) and idle features shrink lazily; ``norms`` is then an upper bound,
+    made exact (every feature caught up) before deciding to project. With
     ``avg_slot`` > 0 the iterates are averaged after round ``a0``
     (:mod:`.averaging`; a projection settles every coordinate first); the first
     row is round ``t0 + 1``."""
     n_outputs = state.shape[2]
     project = math.isfinite(radius)
+    regularized = l1 > 0.0
     intercept = 1.0 if fit_intercept else 0.0
     record_scores = row_scores.shape[0] > 0
     scores = np.empty(n_outputs)
@@ -412,8 +451,15 @@ def diag_pass(
     rows_done = 0
     for pos in range(order.shape[0]):
         i = order[pos]
+        t = t0 + pos + 1
         start = indptr[i]
         end = indptr[i + 1]
+        if regularized:
+            if avg_slot > 0:
+                md_settle_row(
+                    indices, start, end, state, avg_slot, t - 1, a0, l1, 0.0, False
+                )
+            md_catch_up_row(indices, start, end, state, t, l1, 0.0)
         max_abs_x, max_abs_w = _scores_and_bounds(
             data, indices, start, end, state, fit_intercept, scores
         )
@@ -431,25 +477,61 @@ def diag_pass(
             curvature[k] = (
                 scaled_dloss[k] * (scaled_dloss[k] / weight) if weight else 0.0
             )
-        update = (data, indices, start, end, intercept, curvature, step, state, norms)
+        update = (
+            data,
+            indices,
+            start,
+            end,
+            intercept,
+            curvature,
+            step,
+            state,
+            norms,
+            inverse_gamma,
+            eps,
+            l1,
+            project,
+        )
         bound = max_abs_w + step_bound * math.sqrt(weight)
         if not row_is_safe(scaled_dloss, max_abs_x, bound):
-            if not _diag_row_update(*update, eps, project, True):
+            if not _diag_row_update(*update, True):
                 status = STATUS_NONFINITE_UPDATE
                 break
         if avg_slot > 0:
+            # The intercept, and unregularised features (constant when idle);
+            # regularised features were settled before their catch-up.
             constant_settle_row(
-                indices, start, end, state, avg_slot, t0 + pos, a0, fit_intercept
+                indices,
+                start,
+                start if regularized else end,
+                state,
+                avg_slot,
+                t - 1,
+                a0,
+                fit_intercept,
             )
-        _diag_row_update(*update, eps, project, False)
+        _diag_row_update(*update, False)
         if project:
             for k in range(n_outputs):
                 if scaled_dloss[k] != 0.0 and norms[k] > radius * radius:
-                    if avg_slot > 0:
-                        constant_settle_all(state, avg_slot, t0 + pos, a0)
+                    if regularized:
+                        # Idle features have shrunk since norms last saw them.
+                        if avg_slot > 0:
+                            md_settle_all(state, avg_slot, t - 1, a0, l1, 0.0)
+                        md_catch_up_all(state, t, l1, 0.0)
+                        squared_norms(state, norms)
+                        if norms[k] <= radius * radius:
+                            continue
+                    elif avg_slot > 0:
+                        constant_settle_all(state, avg_slot, t - 1, a0)
                     norms[k] = project_diag(state, k, eps, radius)
         loss_sum += row_weights[i] * row_loss
         rows_done += 1
+    if status != STATUS_OK and regularized:
+        # The rejected row's features were caught up to its round t - 1 and marked
+        # as being at round t; round t did not happen.
+        for p in range(indptr[order[rows_done]], indptr[order[rows_done] + 1]):
+            state[indices[p], LAST_ROUND, 0] = t0 + rows_done
     return loss_sum, rows_done, status
 
 
