@@ -133,11 +133,16 @@ class _ONS:
         sketch_size = int(self.sketch_size) if matrix == "sketch" else 0
         l1 = self._l1()
         if l1 > 0.0 and matrix != "diag":
+            advice = (
+                "matrix='auto' chose it when training started; call fit (with "
+                "warm_start=False) to train the diagonal with l1, or set l1=0."
+                if self.matrix == "auto"
+                else "Use matrix='diag' (or 'auto', which takes the diagonal when "
+                "l1 > 0), or l1=0."
+            )
             raise ValueError(
                 f"l1={l1!r} needs matrix='diag': the full and sketched matrices "
-                f"have no l1 step (the model's matrix is {matrix!r}). Use "
-                "matrix='diag' (or 'auto', which takes the diagonal when l1 > 0), "
-                "or l1=0."
+                f"have no l1 step, and the model's matrix is {matrix!r}. {advice}"
             )
         return (matrix, sketch_size, float(self.gamma), float(self.eps), radius, l1)
 
@@ -257,11 +262,10 @@ class _ONS:
         elif matrix == "diag":
             old_l1 = old[5]
             # An idle round's shrink is l1 / (gamma (eps + G)): a change of any of
-            # the three finishes the lazy rounds under the old values first.
-            lazy_changed = (old_l1 > 0.0 or l1 > 0.0) and (gamma, eps, l1) != (
-                old[2],
-                old_eps,
-                old_l1,
+            # them (G's when an accumulator was assigned, old == new) finishes the
+            # lazy rounds under the old values first.
+            lazy_changed = (old_l1 > 0.0 or l1 > 0.0) and (
+                old == new or (gamma, eps, l1) != (old[2], old_eps, old_l1)
             )
             if lazy_changed:
                 if old_l1 > 0.0:
@@ -413,7 +417,9 @@ _ONS_PARAMETERS = f"""matrix : {{"auto", "full", "diag", "sketch"}}, default="au
         the norm of A, whenever a step leaves it. It costs a 1-D root find: with
         ``"full"`` after one eigendecomposition of A^-1, O(n_features^3); with
         ``"diag"`` O(n_features) per projected row (rows whose step stays inside
-        cost their non-zeros); with ``"sketch"`` one thin SVD of the sketch.
+        cost their non-zeros; with ``l1``, whose idle shrinks the running norm
+        sees late, so may rows that only seem to leave the ball); with
+        ``"sketch"`` one thin SVD of the sketch.
     sketch_size : int, default=20
         ``matrix="sketch"`` only: the m directions the sketch keeps (it holds up
         to 2m rows and shrinks back to m when full).

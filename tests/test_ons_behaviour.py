@@ -220,8 +220,8 @@ def test_multiclass_keeps_one_matrix_per_class():
 @pytest.mark.parametrize("l1", [0.0, 1e-3])
 def test_diag_partial_fit_costs_the_rows_non_zeros(l1):
     """One row into a 2,000,000-feature diag model with a (inactive) radius: no
-    allocation or sweep of the features, in memory nor in time; with l1 the
-    idle features' shrink waits for their next row."""
+    allocation of the features' size; with l1 no sweep either: the idle
+    features' shrink waits for their next row."""
     n_features = 2_000_000
     X = sp.csr_matrix(
         (np.ones(3), np.array([5, 70, 1_999_999]), np.array([0, 3])),
@@ -237,6 +237,8 @@ def test_diag_partial_fit_costs_the_rows_non_zeros(l1):
     tracemalloc.stop()
     assert peak < 100_000  # a copy of the weights alone would be 16 MB
     assert reg.t_ == 3
+    if l1 > 0.0:  # an idle feature was never caught up (LAST_ROUND, slot 2)
+        assert reg._state[6, 2, 0] == 0.0 and reg._state[5, 2, 0] == 3.0
 
 
 # -- l1 ------------------------------------------------------------------------
@@ -248,6 +250,11 @@ def test_l1_needs_the_diagonal(matrix):
     reg = ONSRegressor(normalize_y=False, matrix=matrix, l1=0.01, sketch_size=2)
     with pytest.raises(ValueError, match=rf"l1=0.01 needs matrix='diag'.*'{matrix}'"):
         reg.fit(X, y)
+    # A stream that matrix="auto" started on the full matrix says so.
+    stream = ONSRegressor(normalize_y=False).partial_fit(X, y)
+    stream.set_params(l1=0.01)
+    with pytest.raises(ValueError, match=r"'full'. matrix='auto' chose it.*fit"):
+        stream.partial_fit(X, y)
     # "auto" takes the diagonal for an l1 set > 0, however narrow the data.
     auto = ONSRegressor(normalize_y=False, l1=0.01, random_state=0).fit(X, y)
     diag = ONSRegressor(normalize_y=False, matrix="diag", l1=0.01, random_state=0)
@@ -297,6 +304,35 @@ def test_given_weights_shrink_from_the_first_round():
     np.testing.assert_allclose(reg.intercept_, intercept[0], rtol=1e-10)
     # |w| - 40 * 0.01 / (0.5 * 2): 0.9 -> 0.5, -0.45 -> -0.05, 0.015 -> 0.
     np.testing.assert_allclose(reg.coef_[3:], [0.5, -0.05, 0.0], atol=1e-12)
+
+
+def test_assigned_sum_sq_grad_sets_the_idle_shrink():
+    """Assigning G changes each idle round's l1 / (gamma (eps + G)): the lazy
+    rounds after it shrink at the new rate, as the reference's every-round step
+    with the assigned A does."""
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(60, 6)) * (rng.random((60, 6)) < 0.3)
+    y = X @ rng.normal(size=6) + 0.1 * rng.normal(size=60)
+    params = dict(matrix="diag", gamma=0.5, eps=1.0, l1=0.02)
+    reg = ONSRegressor(normalize_y=False, **params).partial_fit(X[:30], y[:30])
+    expected, _ = reference_ons(
+        X[:30], y[:30], np.ones(30), n_outputs=1, loss="squared_error", **params
+    )
+    reg.sum_sq_grad_ = np.full(6, 0.01)
+    expected["A"][0][np.arange(6), np.arange(6)] = params["eps"] + 0.01
+    reg.partial_fit(X[30:], y[30:])
+    expected, _ = reference_ons(
+        X[30:],
+        y[30:],
+        np.ones(30),
+        n_outputs=1,
+        loss="squared_error",
+        state=expected,
+        **params,
+    )
+    coef, intercept = coef_and_intercept(expected)
+    np.testing.assert_allclose(reg.coef_, coef[0], rtol=1e-10, atol=1e-15)
+    np.testing.assert_allclose(reg.intercept_, intercept[0], rtol=1e-10)
 
 
 # -- divergence ------------------------------------------------------------------

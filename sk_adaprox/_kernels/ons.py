@@ -389,11 +389,15 @@ def _diag_row_update(
         for k in range(n_outputs):
             sum_sq = state[j, SUM_SQ_GRAD, k] + curvature[k] * (x * x)
             old_w = state[j, WEIGHT, k]
-            new_w = old_w - step[k] * x / (eps + sum_sq)
             if l1_j > 0.0 and not dry_run:
-                coordinate_step = inverse_gamma / (eps + sum_sq)
-                new_w = md_step(new_w, 0.0, coordinate_step, l1_j, 0.0)
+                inverse_a = 1.0 / (eps + sum_sq)
+                coordinate_step = inverse_gamma * inverse_a
+                new_w = md_step(
+                    old_w - step[k] * x * inverse_a, 0.0, coordinate_step, l1_j, 0.0
+                )
                 state[j, IDLE_DECAY, k] = md_idle_decay(coordinate_step, l1_j, 0.0)
+            else:
+                new_w = old_w - step[k] * x / (eps + sum_sq)
             if dry_run:
                 finite &= math.isfinite(sum_sq) and math.isfinite(new_w)
             else:
