@@ -24,10 +24,10 @@ from .lazy import (
     IDLE_DECAY,
     LAST_ROUND,
     last_positive,
-    md_catch_up_row,
+    md_begin_row,
     md_idle_decay,
-    md_settle_row,
     md_step,
+    md_unmark_row,
 )
 
 SUM_SQ_GRAD = 1
@@ -191,11 +191,7 @@ def md_pass(
             scores[k] = intercept_state[WEIGHT, k]
             max_abs_w = max(max_abs_w, abs(scores[k]))
         if regularized:
-            if avg_slot > 0:
-                md_settle_row(
-                    indices, start, end, state, avg_slot, t - 1, a0, l1, l2, False
-                )
-            md_catch_up_row(indices, start, end, state, t, l1, l2)
+            md_begin_row(indices, start, end, state, avg_slot, t, a0, l1, l2)
         for p in range(start, end):
             j = indices[p]
             x = data[p]
@@ -269,10 +265,8 @@ def md_pass(
         loss_sum += row_weights[i] * row_loss
         rows_done += 1
     if status != STATUS_OK and regularized:
-        # The rejected row's features were caught up to its round t - 1 and marked
-        # as being at round t; round t did not happen.
-        for p in range(indptr[order[rows_done]], indptr[order[rows_done] + 1]):
-            state[indices[p], LAST_ROUND, 0] = t0 + rows_done
+        i = order[rows_done]
+        md_unmark_row(indices, indptr[i], indptr[i + 1], state, t0 + rows_done + 1)
     return loss_sum, rows_done, status
 
 

@@ -269,6 +269,24 @@ def md_catch_up_row(indices, start, end, state, t, l1, l2):
 
 
 @jit
+def md_begin_row(indices, start, end, state, avg_slot, t, a0, l1, l2):
+    """Before round t's step on a row: settle its features' sums of iterates up to
+    round t - 1 (with ``avg_slot`` > 0), then bring them to round t - 1 and mark
+    them as at round t (:func:`md_catch_up_row`)."""
+    if avg_slot > 0:
+        md_settle_row(indices, start, end, state, avg_slot, t - 1, a0, l1, l2, False)
+    md_catch_up_row(indices, start, end, state, t, l1, l2)
+
+
+@jit
+def md_unmark_row(indices, start, end, state, t):
+    """Undo :func:`md_begin_row`'s mark for a row rejected at round t: its features
+    are at round t - 1, where they were caught up to (round t did not happen)."""
+    for p in range(start, end):
+        state[indices[p], LAST_ROUND, 0] = t - 1
+
+
+@jit
 def md_scores(data, indices, indptr, state, t, l1, l2, out):
     """:func:`~.sparse.linear_scores` for mirror descent with lazy l1/l2: each weight
     is brought from its last round to round ``t`` on the fly (the state is not

@@ -52,12 +52,12 @@ from .common import (
 from .lazy import (
     IDLE_DECAY,
     LAST_ROUND,
+    md_begin_row,
     md_catch_up_all,
-    md_catch_up_row,
     md_idle_decay,
     md_settle_all,
-    md_settle_row,
     md_step,
+    md_unmark_row,
 )
 
 SUM_SQ_GRAD = 1
@@ -459,11 +459,7 @@ def diag_pass(
         start = indptr[i]
         end = indptr[i + 1]
         if regularized:
-            if avg_slot > 0:
-                md_settle_row(
-                    indices, start, end, state, avg_slot, t - 1, a0, l1, 0.0, False
-                )
-            md_catch_up_row(indices, start, end, state, t, l1, 0.0)
+            md_begin_row(indices, start, end, state, avg_slot, t, a0, l1, 0.0)
         max_abs_x, max_abs_w = _scores_and_bounds(
             data, indices, start, end, state, fit_intercept, scores
         )
@@ -532,10 +528,8 @@ def diag_pass(
         loss_sum += row_weights[i] * row_loss
         rows_done += 1
     if status != STATUS_OK and regularized:
-        # The rejected row's features were caught up to its round t - 1 and marked
-        # as being at round t; round t did not happen.
-        for p in range(indptr[order[rows_done]], indptr[order[rows_done] + 1]):
-            state[indices[p], LAST_ROUND, 0] = t0 + rows_done
+        i = order[rows_done]
+        md_unmark_row(indices, indptr[i], indptr[i + 1], state, t0 + rows_done + 1)
     return loss_sum, rows_done, status
 
 
