@@ -172,6 +172,7 @@ class OnlineLinearModel(BaseEstimator):
             "chosen_params_",
             "candidate_params_",
             "candidate_losses_",
+            "candidate_classes_",
             *_POOL_NAMES,
         ):
             vars(self).pop(name, None)
@@ -640,6 +641,10 @@ class OnlineLinearModel(BaseEstimator):
             result = self._run_candidates_side_by_side(
                 X, targets, row_weights, order, candidates
             )
+            if result is None:
+                result = self._run_candidates_on_frequent_classes(
+                    X, targets, row_weights, order, candidates
+                )
             if result is not None:
                 return result
         pool = vars(self).get("_candidate_pool") or [None] * len(candidates)
@@ -692,6 +697,71 @@ class OnlineLinearModel(BaseEstimator):
             self._candidate_weight = weight
             self._served_candidate = best
         return results[best]
+
+    # A one-vs-rest model with more classes than this compares fit's candidates on
+    # the most frequent ones (0: on every class); see
+    # _run_candidates_on_frequent_classes.
+    _candidate_classes = 4
+
+    def _run_candidates_on_frequent_classes(
+        self, X, targets, row_weights, order, candidates
+    ):
+        """:meth:`_run_candidates` for ``fit``'s first pass of a one-vs-rest model
+        with more than ``_candidate_classes`` classes: every candidate trains the
+        one-vs-rest problems of the ``_candidate_classes`` most frequent classes
+        only (by summed row weight; the rows of other classes are negatives for
+        all of them), and the chosen one then trains every class over the same
+        rows, from zero. A class's problem does not depend on the others', so
+        each candidate's progressive loss on those classes is the one it has in
+        a model of every class, and the model is the chosen setting's; the
+        first pass costs ``_candidate_classes`` outputs per candidate plus one
+        pass of the model, instead of every output per candidate. Returns None
+        where that does not apply, or where every candidate diverged (the
+        caller then runs them on every class and reports it)."""
+        n_features, n_outputs = self._state.shape[0] - 1, self._state.shape[2]
+        compared = self._candidate_classes
+        if compared == 0 or n_outputs <= compared:
+            return None
+        rows = order
+        weights = np.bincount(
+            targets[rows].astype(np.intp),
+            weights=row_weights[rows],
+            minlength=n_outputs,
+        )
+        frequent = np.sort(np.argsort(-weights, kind="stable")[:compared])
+        # A compared class's index among the compared; the others' rows are
+        # negatives of every output (an index no output has).
+        position = np.full(n_outputs, float(compared))
+        position[frequent] = np.arange(compared)
+        compared_targets = position[targets.astype(np.intp)]
+        no_scores = np.empty((0, compared))
+        totals = np.full(len(candidates), np.inf)
+        best = None
+        for index, candidate in enumerate(candidates):
+            self._start_training(n_features, compared, chosen=candidate)
+            self._sync_parameters()
+            loss_sum, _, status = self._run_pass(
+                X, compared_targets, row_weights, order, no_scores
+            )
+            if status != STATUS_OK:
+                continue
+            totals[index] = loss_sum
+            if best is None or loss_sum < totals[best]:
+                best = index
+        if best is None:
+            self._start_training(n_features, n_outputs)
+            return None
+        self._start_training(n_features, n_outputs, chosen=candidates[best])
+        self._sync_parameters()
+        result = self._run_pass(
+            X, targets, row_weights, order, np.empty((0, n_outputs))
+        )
+        weight = float(row_weights[order].sum()) * compared
+        self.chosen_params_ = dict(self._chosen)
+        self.candidate_params_ = candidates
+        self.candidate_losses_ = totals / weight if weight > 0 else totals.copy()
+        self.candidate_classes_ = self.classes_[frequent]
+        return result
 
     # Whether fit's first pass may run the candidates side by side (False: one
     # after the other, as before the side-by-side kernels; for comparisons).

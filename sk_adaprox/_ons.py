@@ -85,6 +85,9 @@ class _ONS:
         "l1": [Interval(Real, 0, None, closed="left"), StrOptions({"auto"})],
     }
     _auto_grids = {"l1": (0.0, 1e-6, 1e-5, 1e-4)}
+    # matrix="auto" depends on the number of outputs, so candidates trained on
+    # fewer classes could keep another matrix than the model: compare on all.
+    _candidate_classes = 0
     _step_size_name = "gamma"
     _smaller_steps = "larger"  # the step is 1 / gamma
 

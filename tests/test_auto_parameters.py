@@ -6,8 +6,10 @@ import pickle
 import numpy as np
 import pytest
 from estimators import state_of
+from sklearn.datasets import make_classification
 from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import train_test_split
+from sklearn.preprocessing import StandardScaler
 
 from sk_adaprox import (
     AdaGradClassifier,
@@ -54,6 +56,51 @@ def test_candidate_losses_are_each_settings_progressive_loss(name):
         assert loss == pytest.approx(_log_loss(y, scores, [0, 1]), rel=1e-10)
     best = int(np.argmin(model.candidate_losses_))
     assert model.chosen_params_ == model.candidate_params_[best]
+
+
+@pytest.mark.parametrize("n_classes", [4, 6])
+@pytest.mark.parametrize("name", AUTO)
+def test_many_classes_compare_the_candidates_on_the_most_frequent(name, n_classes):
+    """Above four classes (AdaGrad, FTRL) each candidate trains the one-vs-rest
+    problems of the four most frequent classes only: its loss is the progressive
+    loss those outputs have in a model of every class, and the model is the
+    chosen setting's. ONS compares on every class."""
+    estimator_class, auto, fixed = AUTO[name]
+    X, y = make_classification(
+        600,
+        30,
+        n_informative=12,
+        n_classes=n_classes,
+        weights=[0.3, 0.1, 0.25, 0.15, 0.12, 0.08][:n_classes],
+        random_state=0,
+    )
+    X = StandardScaler().fit_transform(X)
+    common = dict(max_iter=3, tol=None, shuffle=False, **fixed)
+    model = estimator_class(**auto, **common).fit(X, y)
+    classes = np.arange(n_classes)
+    if n_classes > model._candidate_classes > 0:
+        counts = np.bincount(y)
+        compared = np.sort(np.argsort(-counts, kind="stable")[:4])
+        np.testing.assert_array_equal(model.candidate_classes_, compared)
+        assert list(compared) == [0, 2, 3, 4]
+    else:
+        compared = classes
+        assert not hasattr(model, "candidate_classes_")
+    signs = np.where(y[:, None] == compared[None, :], 1.0, -1.0)
+    for params, loss in zip(
+        model.candidate_params_, model.candidate_losses_, strict=True
+    ):
+        alone = estimator_class(**params, **fixed)
+        scores = progressive_val_predict(
+            alone, X, y, classes=classes, method="decision_function"
+        )
+        expected = np.mean(np.logaddexp(0.0, -signs * scores[:, compared]))
+        assert loss == pytest.approx(expected, rel=1e-10)
+    best = int(np.argmin(model.candidate_losses_))
+    assert model.chosen_params_ == model.candidate_params_[best]
+    plain = estimator_class(**model.chosen_params_, **common).fit(X, y)
+    for attribute, value in state_of(plain).items():
+        np.testing.assert_array_equal(getattr(model, attribute), value)
 
 
 @pytest.mark.parametrize("early_stopping", [False, True])
