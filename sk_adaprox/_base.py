@@ -706,29 +706,29 @@ class OnlineLinearModel(BaseEstimator):
     def _run_candidates_on_frequent_classes(
         self, X, targets, row_weights, order, candidates
     ):
-        """:meth:`_run_candidates` for ``fit``'s first pass of a one-vs-rest model
-        with more than ``_candidate_classes`` classes: every candidate trains the
-        one-vs-rest problems of the ``_candidate_classes`` most frequent classes
-        only (by summed row weight; the rows of other classes are negatives for
-        all of them), and the chosen one then trains every class over the same
-        rows, from zero. A class's problem does not depend on the others', so
-        each candidate's progressive loss on those classes is the one it has in
-        a model of every class, and the model is the chosen setting's; the
-        first pass costs ``_candidate_classes`` outputs per candidate plus one
-        pass of the model, instead of every output per candidate. Returns None
-        where that does not apply, or where every candidate diverged (the
-        caller then runs them on every class and reports it)."""
+        """:meth:`_run_candidates` for the final choice of a one-vs-rest model with
+        more than ``_candidate_classes`` classes (``fit``'s first pass, or a
+        stream's first call of ``_auto_stream_rows`` rows or more): every
+        candidate trains the one-vs-rest problems of the ``_candidate_classes``
+        classes with the most rows only (the rows of other classes are
+        negatives for all of them), and the chosen one then trains every class
+        over the same rows, from zero. A class's problem does not depend on the
+        others', so each candidate's progressive loss on those classes is the
+        one it has in a model of every class, and the model is the chosen
+        setting's; the first pass costs ``_candidate_classes`` outputs per
+        candidate plus one pass of the model, instead of every output per
+        candidate. Returns None where that does not apply, where every
+        candidate diverged, or where the chosen one diverges on another class:
+        the caller then runs the candidates on every class, where a diverging
+        candidate drops out (or every one did, and it is reported)."""
         n_features, n_outputs = self._state.shape[0] - 1, self._state.shape[2]
         compared = self._candidate_classes
         if compared == 0 or n_outputs <= compared:
             return None
-        rows = order
-        weights = np.bincount(
-            targets[rows].astype(np.intp),
-            weights=row_weights[rows],
-            minlength=n_outputs,
-        )
-        frequent = np.sort(np.argsort(-weights, kind="stable")[:compared])
+        # Rows, not weights: under class_weight="balanced" every class weighs
+        # the same.
+        counts = np.bincount(targets[order].astype(np.intp), minlength=n_outputs)
+        frequent = np.sort(np.argsort(-counts, kind="stable")[:compared])
         # A compared class's index among the compared; the others' rows are
         # negatives of every output (an index no output has).
         position = np.full(n_outputs, float(compared))
@@ -756,6 +756,9 @@ class OnlineLinearModel(BaseEstimator):
         result = self._run_pass(
             X, targets, row_weights, order, np.empty((0, n_outputs))
         )
+        if result[2] != STATUS_OK:
+            self._start_training(n_features, n_outputs)
+            return None
         weight = float(row_weights[order].sum()) * compared
         self.chosen_params_ = dict(self._chosen)
         self.candidate_params_ = candidates

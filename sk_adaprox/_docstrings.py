@@ -114,8 +114,8 @@ AUTO_ATTRIBUTES = """chosen_params_ : dict
         row's loss before the candidate learned from it); ``inf`` for a
         candidate whose training diverged.
     candidate_classes_ : ndarray of shape (4,)
-        Where ``fit`` compared the candidates of a model of more than four
-        classes on the four most frequent: those classes."""
+        Where the candidates of a model of more than four classes were compared
+        on the four classes with the most training rows: those classes."""
 
 AUTO_NOTE = """Parameters set to ``"auto"`` are chosen while a new model trains. Every
     setting in the product of their candidate values trains on the same rows
@@ -127,10 +127,12 @@ AUTO_NOTE = """Parameters set to ``"auto"`` are chosen while a new model trains.
     The first pass does the arithmetic of every candidate; for a binary
     classifier or a regressor (dual-averaging AdaGrad, FTRL) the candidates
     run side by side in one kernel, reading the data once, otherwise one
-    after the other. With more than four classes, ``fit`` trains the
-    candidates on the one-vs-rest problems of the four most frequent classes
-    only (``candidate_classes_``; each is the problem it is in the full
-    model), then the chosen setting on every class. A ``partial_fit`` stream
+    after the other. With more than four classes, ``fit`` (and a stream's
+    first call of 1,000 rows or more) trains the candidates on the
+    one-vs-rest problems of the four classes with the most rows only
+    (``candidate_classes_``; each is the problem it is in the full model),
+    then the chosen setting on every class; should that setting diverge on
+    another class, the choice is made again on every class. A ``partial_fit`` stream
     keeps every candidate (and their memory) until it has seen 1,000 rows,
     then keeps the best; until then progressive predictions come from the
     candidate served before the batch."""

@@ -205,6 +205,49 @@ def test_a_diverging_candidate_is_left_out():
         everything_diverges.fit(X, y)
 
 
+def test_the_compared_classes_are_those_with_the_most_rows():
+    """By rows, not weights: under class_weight="balanced" every class weighs
+    the same. Ties go to the first classes."""
+    y = np.repeat([0, 1, 2, 3, 4, 5], [40, 10, 30, 20, 20, 5])
+    X = np.random.default_rng(0).normal(size=(y.size, 5)) + y[:, None]
+    for class_weight in (None, "balanced"):
+        model = AdaGradClassifier(eta="auto", l1=0.0, class_weight=class_weight)
+        model.fit(X, y)
+        np.testing.assert_array_equal(model.candidate_classes_, [0, 2, 3, 4])
+
+
+def test_a_choice_that_diverges_on_a_class_not_compared_is_made_on_every_class():
+    """Six classes, hinge loss, one row of weight 1e300 (class 5, not among the
+    four compared): only eta=1 survives it. The four compared classes prefer
+    a setting that diverges on that row, so the choice is made again on every
+    class, where the diverging settings drop out, as they did before classes
+    were left out of the comparison."""
+    rng = np.random.default_rng(7)
+    y = rng.choice(6, size=300, p=[0.3, 0.25, 0.2, 0.15, 0.06, 0.04])
+    X = rng.normal(size=(6, 8))[y] * 1.5 + rng.normal(size=(300, 8))
+    sample_weight = np.ones(300)
+    sample_weight[299 - int(rng.integers(0, 30))] = 1e300
+    fixed = dict(loss="hinge", l1=0.0, shuffle=False, max_iter=1, tol=None)
+    survivors = []
+    for eta in AdaGradClassifier._auto_grids["eta"]:
+        try:
+            AdaGradClassifier(eta=eta, **fixed).fit(X, y, sample_weight=sample_weight)
+            survivors.append(eta)
+        except ValueError:
+            pass
+    assert survivors == [1.0]
+    model = AdaGradClassifier(eta="auto", **fixed).fit(
+        X, y, sample_weight=sample_weight
+    )
+    assert model.chosen_params_ == {"eta": 1.0}
+    assert not hasattr(model, "candidate_classes_")
+    assert np.isinf(model.candidate_losses_[:3]).all()
+    every_class = AdaGradClassifier(eta="auto", **fixed)
+    every_class._candidate_classes = 0
+    every_class.fit(X, y, sample_weight=sample_weight)
+    np.testing.assert_array_equal(model.coef_, every_class.coef_)
+
+
 def test_auto_cannot_start_from_given_weights():
     X, y = _problem()
     with pytest.raises(ValueError, match="'auto'"):
