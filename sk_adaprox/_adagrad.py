@@ -22,12 +22,13 @@ from ._docstrings import (
 from ._kernels import adagrad as _kernels
 from ._kernels import lazy as _lazy
 from ._losses import LOSS_CODES
+from ._proximal import LazyProximal
 from ._regression import OnlineRegressorMixin
 from ._state import StateSlot
 from ._typing import RandomStateLike
 
 
-class _AdaGrad:
+class _AdaGrad(LazyProximal):
     """The AdaGrad algorithm: its parameters, state slots and kernel calls.
 
     State slots (views shaped like ``coef_``, or ``intercept_`` for the
@@ -78,8 +79,16 @@ class _AdaGrad:
         )
 
     def _weights_are_lazy(self):
+        # Regularised dual averaging's weights are computed when read, too.
         parameters = vars(self).get("_state_parameters")
         return parameters is not None and (parameters[3] > 0.0 or parameters[4] > 0.0)
+
+    def _lazy_strengths(self):
+        parameters = vars(self).get("_state_parameters")
+        if parameters is None or parameters[0] == "dual_averaging":
+            return None
+        l1, l2 = parameters[3], parameters[4]
+        return None if l1 == 0.0 and l2 == 0.0 else (l1, l2)
 
     def _adopt_parameters(self, state, old, new):
         update, eta, delta, l1, l2 = new
@@ -140,21 +149,16 @@ class _AdaGrad:
         update, eta, delta, l1, l2 = self._state_parameters
         if update == "dual_averaging":
             _kernels.da_weights_all(state, self.t_, eta, delta, l1, l2)
-            return
-        if self._is_averaging():
-            # The sums follow each weight's decay from its last round: settle
-            # them before the catch-up moves that round.
-            avg_slot, a0 = self._average_arguments()
-            _lazy.md_settle_all(state, avg_slot, self.t_, a0, l1, l2)
-        _lazy.md_catch_up_all(state, self.t_, l1, l2)
+        else:
+            super()._catch_up_weights(state)
 
     def _lazy_sparse_scores(self, X, state, out):
         update, eta, delta, l1, l2 = self._state_parameters
-        rows = (X.data, X.indices, X.indptr, state, self.t_)
         if update == "dual_averaging":
+            rows = (X.data, X.indices, X.indptr, state, self.t_)
             _kernels.da_scores(*rows, eta, delta, l1, l2, out)
         else:
-            _lazy.md_scores(*rows, l1, l2, out)
+            super()._lazy_sparse_scores(X, state, out)
 
     def _side_by_side_supported(self, parameters):
         # Dual averaging only: mirror descent has no side-by-side kernel (its lazy
@@ -203,15 +207,13 @@ class _AdaGrad:
             return _kernels.da_pass(*rows, state, row_scores, *hyper, *averaging)
         return _kernels.md_pass(*rows, state, row_scores, *hyper, *averaging)
 
-    # Averaging: dual averaging's idle weight follows t, regularised mirror
-    # descent's decays; unregularised mirror descent keeps the base's rule.
+    # Averaging: dual averaging's idle weight follows t; mirror descent's is
+    # LazyProximal's (it decays with l1 or l2, else stays put).
 
     def _settle_all(self, state, avg_slot, t, a0):
         update, eta, delta, l1, l2 = self._state_parameters
         if update == "dual_averaging":
             _kernels.da_settle_all(state, avg_slot, t, a0, eta, delta, l1, l2)
-        elif l1 > 0.0 or l2 > 0.0:
-            _lazy.md_settle_all(state, avg_slot, t, a0, l1, l2)
         else:
             super()._settle_all(state, avg_slot, t, a0)
 
@@ -219,18 +221,14 @@ class _AdaGrad:
         update, eta, delta, l1, l2 = self._state_parameters
         if update == "dual_averaging":
             _kernels.da_averaged_all(state, avg_slot, t, a0, eta, delta, l1, l2, out)
-        elif l1 > 0.0 or l2 > 0.0:
-            _lazy.md_averaged_all(state, avg_slot, t, a0, l1, l2, out)
         else:
             super()._averaged_all(state, avg_slot, t, a0, out)
 
     def _averaged_sparse_scores(self, X, state, avg_slot, t, a0, out):
         update, eta, delta, l1, l2 = self._state_parameters
-        rows = (X.data, X.indices, X.indptr, state, avg_slot, t, a0)
         if update == "dual_averaging":
+            rows = (X.data, X.indices, X.indptr, state, avg_slot, t, a0)
             _kernels.da_averaged_scores(*rows, eta, delta, l1, l2, out)
-        elif l1 > 0.0 or l2 > 0.0:
-            _lazy.md_averaged_scores(*rows, l1, l2, out)
         else:
             super()._averaged_sparse_scores(X, state, avg_slot, t, a0, out)
 

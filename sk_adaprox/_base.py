@@ -60,9 +60,11 @@ class OnlineLinearModel(BaseEstimator):
       state from one such tuple to another at round ``t_`` (``old`` is None for a
       new state);
     - ``_weights_are_lazy()``: whether the ``WEIGHT`` slot may lag behind round
-      ``t_`` (regularised AdaGrad), and then ``_catch_up_weights(state)``, which
-      makes it current, and ``_lazy_sparse_scores(X, state, out)``, which scores
-      CSR rows with current weights without writing them;
+      ``t_`` (regularised AdaGrad, diagonal ONS with l1), and then
+      ``_catch_up_weights(state)``, which makes it current, and
+      ``_lazy_sparse_scores(X, state, out)``, which scores CSR rows with current
+      weights without writing them (:class:`._proximal.LazyProximal` has them,
+      and the averaging hooks below, for lazy proximal steps);
     - ``_run_pass(X, targets, row_weights, order, row_scores)``, which calls the
       algorithm's kernel on the state and returns its ``(loss_sum, rows_done,
       status)``;

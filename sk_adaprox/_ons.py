@@ -24,6 +24,7 @@ from ._docstrings import (
 from ._kernels import lazy as _lazy
 from ._kernels import ons as _kernels
 from ._losses import LOSS_CODES
+from ._proximal import LazyProximal
 from ._regression import OnlineRegressorMixin
 from ._state import StateSlot
 from ._typing import RandomStateLike
@@ -61,7 +62,7 @@ def _blas_threads():
     return ThreadpoolController()
 
 
-class _ONS:
+class _ONS(LazyProximal):
     """The Online Newton Step: its parameters, state and kernel calls.
 
     ``"diag"`` keeps A's diagonal in the state array (slot ``SUM_SQ_GRAD``, G, with
@@ -164,9 +165,11 @@ class _ONS:
             return None
         return super()._candidates()
 
-    def _weights_are_lazy(self):
+    def _lazy_strengths(self):
         parameters = vars(self).get("_state_parameters")
-        return parameters is not None and parameters[5] > 0.0
+        if parameters is None or parameters[5] == 0.0:
+            return None
+        return parameters[5], 0.0
 
     def _matrix(self, n_features=None, n_outputs=None):
         """The variant ``matrix`` asks for, "auto" resolved for data of this shape
@@ -289,44 +292,6 @@ class _ONS:
         for names in _MATRIX_ARRAYS.values():
             for name in names:
                 vars(self).pop(name, None)
-
-    def _catch_up_weights(self, state):
-        l1 = self._state_parameters[5]
-        if self._is_averaging():
-            # The sums follow each weight's decay from its last round: settle
-            # them before the catch-up moves that round.
-            avg_slot, a0 = self._average_arguments()
-            _lazy.md_settle_all(state, avg_slot, self.t_, a0, l1, 0.0)
-        _lazy.md_catch_up_all(state, self.t_, l1, 0.0)
-
-    def _lazy_sparse_scores(self, X, state, out):
-        l1 = self._state_parameters[5]
-        _lazy.md_scores(X.data, X.indices, X.indptr, state, self.t_, l1, 0.0, out)
-
-    # Averaging: with l1 an idle weight decays (the lazy rule's sums); otherwise
-    # it stays put, the base's rule.
-
-    def _settle_all(self, state, avg_slot, t, a0):
-        if self._weights_are_lazy():
-            l1 = self._state_parameters[5]
-            _lazy.md_settle_all(state, avg_slot, t, a0, l1, 0.0)
-        else:
-            super()._settle_all(state, avg_slot, t, a0)
-
-    def _averaged_all(self, state, avg_slot, t, a0, out):
-        if self._weights_are_lazy():
-            l1 = self._state_parameters[5]
-            _lazy.md_averaged_all(state, avg_slot, t, a0, l1, 0.0, out)
-        else:
-            super()._averaged_all(state, avg_slot, t, a0, out)
-
-    def _averaged_sparse_scores(self, X, state, avg_slot, t, a0, out):
-        if self._weights_are_lazy():
-            l1 = self._state_parameters[5]
-            rows = (X.data, X.indices, X.indptr, state, avg_slot, t, a0)
-            _lazy.md_averaged_scores(*rows, l1, 0.0, out)
-        else:
-            super()._averaged_sparse_scores(X, state, avg_slot, t, a0, out)
 
     def _run_pass(self, X, targets, row_weights, order, row_scores):
         matrix, _, gamma, eps, radius, l1 = self._state_parameters
