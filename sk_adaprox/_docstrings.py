@@ -115,7 +115,8 @@ AUTO_ATTRIBUTES = """chosen_params_ : dict
         candidate whose training diverged.
     candidate_classes_ : ndarray of shape (4,)
         Where the candidates of a model of more than four classes were compared
-        on the four classes with the most training rows: those classes."""
+        on the four classes with the most training rows (AdaGrad and FTRL; ONS
+        compares on every class): those classes."""
 
 AUTO_NOTE = """Parameters set to ``"auto"`` are chosen while a new model trains. Every
     setting in the product of their candidate values trains on the same rows
