@@ -390,6 +390,9 @@ def _diag_row_update(
             sum_sq = state[j, SUM_SQ_GRAD, k] + curvature[k] * (x * x)
             old_w = state[j, WEIGHT, k]
             if l1_j > 0.0 and not dry_run:
+                # The same gradient step, then md_step's proximal part alone
+                # (g = 0: the step is already in its first argument) at the
+                # coordinate's step size 1 / (gamma A_ii).
                 inverse_a = 1.0 / (eps + sum_sq)
                 coordinate_step = inverse_gamma * inverse_a
                 new_w = md_step(
