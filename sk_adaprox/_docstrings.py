@@ -4,16 +4,20 @@ The estimators' ``__doc__`` are f-strings that splice these in, so a parameter t
 means the same everywhere is described the same everywhere.
 """
 
-TRAINING_PARAMETERS = """fit_intercept : bool, default=True
+
+def training_parameters(tol="1e-3", tol_note=""):
+    """The training parameters' section, with ``tol``'s default (and a sentence
+    on why, where an estimator's differs)."""
+    return f"""fit_intercept : bool, default=True
         Whether to learn an (unregularised) intercept with its own accumulator.
     max_iter : int, default=1000
         Maximum number of passes over the data in :meth:`fit`.
-    tol : float or None, default=1e-3
+    tol : float or None, default={tol}
         :meth:`fit` stops when the monitored loss has not improved by ``tol`` for
         ``n_iter_no_change`` consecutive passes: the mean training loss of a pass
         (per row, and per class for one-vs-rest models; measured before each
         row's update), or with ``early_stopping`` the mean loss on the validation
-        set after the pass. ``None`` disables stopping.
+        set after the pass. ``None`` disables stopping.{tol_note}
     n_iter_no_change : int, default=5
         Number of passes without improvement before stopping.
     early_stopping : bool, default=False
@@ -47,6 +51,9 @@ TRAINING_PARAMETERS = """fit_intercept : bool, default=True
         cannot be assigned.
     verbose : int, default=0
         If > 0, print one line per pass: rows, mean loss, non-zero weights, seconds."""
+
+
+TRAINING_PARAMETERS = training_parameters()
 
 CLASS_WEIGHT = """class_weight : dict, "balanced" or None, default=None
         Weights per class, multiplying the sample weight of each row of that class.

@@ -1,6 +1,7 @@
-"""Normalised coin betting (``update="normalized"``, the default) against its
-literal reference (``reference_normalized_coin`` in tests/reference_coin.py), the
-reference against hand-computed rounds, and the rule's properties.
+"""Normalised coin betting (``update="normalized"``, the classifier's default)
+against its literal reference (``reference_normalized_coin`` in
+tests/reference_coin.py), the reference against hand-computed rounds, and the
+rule's properties.
 
 The grid: every loss x fit_intercept x K in {1, 3} outputs x sparse/dense input x
 sample and class weights over shuffled passes of ``fit``, and ``partial_fit``
@@ -180,6 +181,7 @@ def test_regressor_matches_reference(loss, fit_intercept, sparse):
     y = X @ rng.normal(size=X.shape[1]) + 0.3 * rng.normal(size=X.shape[0]) + 0.5
     sample_weight = rng.uniform(0.2, 2.0, X.shape[0])
     reg = CoinBettingRegressor(
+        update="normalized",
         loss=loss,
         normalize_y=False,
         epsilon=0.25,

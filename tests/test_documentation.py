@@ -128,3 +128,32 @@ def test_the_user_guide_tables_give_the_estimators_defaults(page):
     for name, (for_classifier, for_regressor) in documented.items():
         assert classifier().get_params()[name] == for_classifier, (page, name)
         assert regressor().get_params()[name] == for_regressor, (page, name)
+
+
+def _documented_default(type_line):
+    """The ``default=...`` of a numpydoc parameter's type line, as Python text."""
+    found = re.search(r"default=(.+)$", type_line)
+    return None if found is None else found.group(1).strip()
+
+
+@pytest.mark.parametrize("name", sorted(PUBLIC))
+def test_every_documented_default_is_the_signatures(name):
+    obj = PUBLIC[name]
+    is_class = inspect.isclass(obj)
+    parsed = docscrape.ClassDoc(obj) if is_class else docscrape.FunctionDoc(obj)
+    signature = inspect.signature(obj)
+    checked = 0
+    for entry in parsed["Parameters"]:
+        documented = _documented_default(entry.type)
+        if documented is None:
+            continue
+        for parameter_name in entry.name.replace(" ", "").split(","):
+            if parameter_name not in signature.parameters:
+                continue
+            actual = signature.parameters[parameter_name].default
+            if isinstance(actual, str):
+                assert documented.strip("\"'") == actual, (name, parameter_name)
+            else:
+                assert eval(documented) == actual, (name, parameter_name, documented)
+            checked += 1
+    assert checked >= 1 or not signature.parameters, name

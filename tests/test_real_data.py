@@ -17,8 +17,10 @@ from sklearn.metrics import r2_score, roc_auc_score
 from sk_adaprox import (
     AdaGradClassifier,
     AdaGradRegressor,
+    CoinBettingRegressor,
     FTRLClassifier,
     FTRLRegressor,
+    ONSRegressor,
 )
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
@@ -62,13 +64,28 @@ def test_default_classifier_is_at_least_as_good_as_default_sgd(load, estimator):
     assert our_auc > 0.9
 
 
-@pytest.mark.parametrize("estimator", [AdaGradRegressor, FTRLRegressor])
 @pytest.mark.parametrize(
-    "load", [_data.cal_housing_standardized, _data.abalone_standardized]
+    "estimator",
+    [AdaGradRegressor, FTRLRegressor, ONSRegressor, CoinBettingRegressor],
+)
+@pytest.mark.parametrize(
+    "load",
+    [
+        _data.cal_housing_standardized,
+        _data.abalone_standardized,
+        _data.cal_housing_raw_target,
+        _data.abalone_raw_target,
+    ],
 )
 def test_default_regressor_is_at_least_as_good_as_default_sgd(load, estimator):
+    """Within 0.01 R² of SGDRegressor() (which is within 0.0001 of its tuned
+    alpha grid on these sets), with no ConvergenceWarning; the raw-target loaders
+    give the target in its units (dollars, rings), which SGD learns here only
+    because X is standardized and the target is small enough for its step."""
     X, y, X_test, y_test = load()
-    ours = estimator(random_state=0).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        ours = estimator(random_state=0).fit(X, y)
     theirs = SGDRegressor(random_state=0).fit(X, y)
     our_r2 = r2_score(y_test, ours.predict(X_test))
     their_r2 = r2_score(y_test, theirs.predict(X_test))
