@@ -53,8 +53,8 @@ def ours(n_features, seed=0):
         "ONSRegressor()": ONSRegressor(random_state=seed),
         "ONSRegressor(matrix='diag')": ONSRegressor(matrix="diag", random_state=seed),
         "CoinBettingRegressor()": CoinBettingRegressor(random_state=seed),
-        # The former default (before 2026-11-26).
-        "CoinBettingRegressor(update='normalized', tol=1e-3)": CoinBettingRegressor(
+        # CoinBettingRegressor's defaults before 2026-11-26.
+        "former CoinBettingRegressor() (normalized; tol 1e-3)": CoinBettingRegressor(
             update="normalized", tol=1e-3, random_state=seed
         ),
     }
@@ -105,6 +105,11 @@ def main():
     args = parser.parse_args()
     seeds = [int(seed) for seed in args.seeds.split(",")]
     models = None if args.models is None else args.models.split(",")
+    known = set(ours(10**6)) | set(ours(1))
+    if models is not None and not set(models) <= known:
+        parser.error(
+            f"--models: unknown {sorted(set(models) - known)}; known: {sorted(known)}"
+        )
     if len(seeds) == 1:
         print("| set | model | test R² | − SGD best | ConvergenceWarning | fit (s) |")
         print("|---|---|---|---|---|---|")

@@ -379,8 +379,10 @@ _REGRESSOR_UPDATE_NOTE = """
 
 _REGRESSOR_TOL_NOTE = """
         The regressor's default is 1e-4: on the regression panel, coin betting's
-        loss still improved by less than 1e-3 a pass for many passes, and 1e-3
-        stopped it up to 0.019 R² short (abalone: 11 passes against 33 to 53)."""
+        loss still improved by less than 1e-3 a pass for many passes. On
+        abalone 1e-3 stopped it after about 11 passes, at 0.5265 mean R² against
+        0.5326 after 33 to 53 under 1e-4, 0.019 below a tuned ``SGDRegressor``
+        on its worst seed."""
 
 
 class CoinBettingRegressor(

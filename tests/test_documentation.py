@@ -138,22 +138,32 @@ def _documented_default(type_line):
 
 @pytest.mark.parametrize("name", sorted(PUBLIC))
 def test_every_documented_default_is_the_signatures(name):
+    """Each parameter with a default says ``default=`` it in its type line, with
+    the signature's value, and no documented parameter is missing from the
+    signature."""
     obj = PUBLIC[name]
     is_class = inspect.isclass(obj)
     parsed = docscrape.ClassDoc(obj) if is_class else docscrape.FunctionDoc(obj)
-    signature = inspect.signature(obj)
-    checked = 0
+    signature = inspect.signature(obj).parameters
+    documented = {}
     for entry in parsed["Parameters"]:
-        documented = _documented_default(entry.type)
-        if documented is None:
-            continue
         for parameter_name in entry.name.replace(" ", "").split(","):
-            if parameter_name not in signature.parameters:
-                continue
-            actual = signature.parameters[parameter_name].default
-            if isinstance(actual, str):
-                assert documented.strip("\"'") == actual, (name, parameter_name)
-            else:
-                assert eval(documented) == actual, (name, parameter_name, documented)
-            checked += 1
-    assert checked >= 1 or not signature.parameters, name
+            assert parameter_name in signature, (
+                name,
+                parameter_name,
+                "not in signature",
+            )
+            documented[parameter_name] = _documented_default(entry.type)
+    for parameter in signature.values():
+        if parameter.default is inspect.Parameter.empty:
+            continue
+        text = documented.get(parameter.name)
+        assert text is not None, (name, parameter.name, "no default= documented")
+        if isinstance(parameter.default, str):
+            assert text.strip("\"'") == parameter.default, (name, parameter.name)
+        else:
+            value = eval(text)
+            assert value == parameter.default, (name, parameter.name, text)
+            assert type(value) is type(parameter.default) or not isinstance(
+                parameter.default, bool
+            ), (name, parameter.name, text)

@@ -1,7 +1,9 @@
 """Sanity on real data from ../shared/data: defaults that work without tuning.
 
-Each test compares the default AdaGrad model with scikit-learn's default SGD model
-on the same split (skipped, saying why, when the datasets are not there).
+Each test compares our estimators' defaults (AdaGrad and FTRL classifiers; every
+regressor) with scikit-learn's default SGD model on the same split, or checks a
+property of a model on real data (skipped, saying why, when the datasets are not
+there).
 """
 
 import sys
