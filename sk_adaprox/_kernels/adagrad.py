@@ -17,6 +17,7 @@ from .common import (
     STATUS_OK,
     WEIGHT,
     all_finite,
+    copy_values,
     row_derivatives,
     row_is_safe,
 )
@@ -206,7 +207,7 @@ def md_pass(
                     scores[k] += w * x
                     max_abs_w = max(max_abs_w, abs(w))
         if record_scores:
-            row_scores[pos] = scores
+            copy_values(scores, row_scores[pos])
         row_loss = row_derivatives(
             loss, epsilon, targets[i], scores, row_weights[i], scaled_dloss
         )
@@ -589,7 +590,7 @@ def da_pass(
                     w = state[j, WEIGHT, k]
                 scores[k] += w * x
         if record_scores:
-            row_scores[pos] = scores
+            copy_values(scores, row_scores[pos])
         row_loss = row_derivatives(
             loss, epsilon, targets[i], scores, row_weights[i], scaled_dloss
         )

@@ -18,6 +18,7 @@ from .common import (
     STATUS_OK,
     WEIGHT,
     all_finite,
+    copy_values,
     row_derivatives,
     row_is_safe,
 )
@@ -185,7 +186,7 @@ def coin_pass(
                     max_state, state[j, SUM_ABS_GRAD, k], state[j, REWARD, k]
                 )
         if record_scores:
-            row_scores[pos] = scores
+            copy_values(scores, row_scores[pos])
         row_loss = row_derivatives(
             loss, epsilon, targets[i], scores, row_weights[i], scaled_dloss
         )
@@ -522,7 +523,7 @@ def normalized_pass(
                     initial_wealth + abs(state[j, REWARD, k]),
                 )
         if record_scores:
-            row_scores[pos] = scores
+            copy_values(scores, row_scores[pos])
         row_loss = row_derivatives(loss, epsilon, targets[i], scores, s, scaled_dloss)
         if not (all_finite(scores) and all_finite(scaled_dloss)):
             status = STATUS_NONFINITE_SCORE

@@ -102,6 +102,16 @@ def weighted_loss_sum(loss, epsilon, targets, scores, row_weights):
 
 
 @jit
+def copy_values(values, out):
+    """``out[:] = values`` for 1-D arrays, element by element. Kernels copy arrays
+    with this, never by slice assignment: assigning an array to a slice compiles
+    NumPy's shape-mismatch error message (string formatting), which cost about
+    2 s of each pass kernel's first-call compile."""
+    for i in range(out.shape[0]):
+        out[i] = values[i]
+
+
+@jit
 def all_finite(values):
     for k in range(values.shape[0]):
         if not math.isfinite(values[k]):

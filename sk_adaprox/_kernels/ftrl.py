@@ -23,6 +23,7 @@ from .common import (
     STATUS_OK,
     WEIGHT,
     all_finite,
+    copy_values,
     row_derivatives,
     row_is_safe,
 )
@@ -255,7 +256,7 @@ def ftrl_pass(
                 max_abs_w = max(max_abs_w, abs(w))
                 max_abs_z = max(max_abs_z, abs(state[j, Z, k]))
         if record_scores:
-            row_scores[pos] = scores
+            copy_values(scores, row_scores[pos])
         row_loss = row_derivatives(
             loss, epsilon, targets[i], scores, row_weights[i], scaled_dloss
         )

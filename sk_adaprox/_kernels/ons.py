@@ -46,6 +46,7 @@ from .common import (
     STATUS_OK,
     WEIGHT,
     all_finite,
+    copy_values,
     row_derivatives,
     row_is_safe,
 )
@@ -142,7 +143,7 @@ def project_full(a_inv, w, radius):
     mu = projection_multiplier(a, 0.0, y, 0.0, 0.0, radius)
     for i in range(n):
         y[i] *= a[i] / (a[i] + mu)
-    w[:] = vectors @ y
+    copy_values(vectors @ y, w)
 
 
 @jit
@@ -467,7 +468,7 @@ def diag_pass(
             data, indices, start, end, state, fit_intercept, scores
         )
         if record_scores:
-            row_scores[pos] = scores
+            copy_values(scores, row_scores[pos])
         row_loss = row_derivatives(
             loss, epsilon, targets[i], scores, row_weights[i], scaled_dloss
         )
@@ -590,7 +591,7 @@ def full_pass(
         end = indptr[i + 1]
         _scores_and_bounds(data, indices, start, end, state, fit_intercept, scores)
         if record_scores:
-            row_scores[pos] = scores
+            copy_values(scores, row_scores[pos])
         row_loss = row_derivatives(
             loss, epsilon, targets[i], scores, row_weights[i], scaled_dloss
         )
@@ -692,10 +693,12 @@ def sketch_shrink(sketch, gram_inverse, m, eps):
     for q in range(m):
         if values[q] > 0.0:
             scale = math.sqrt(max(1.0 - drop / values[q], 0.0))
-            factors[q] = scale * vectors[:, q]
+            for c in range(vectors.shape[0]):
+                factors[q, c] = scale * vectors[c, q]
     kept_rows = factors @ sketch
     sketch[:] = 0.0
-    sketch[:m] = kept_rows
+    for q in range(m):
+        copy_values(kept_rows[q], sketch[q])
     gram_inverse[:] = 0.0
     for q in range(gram_inverse.shape[0]):
         kept = max(values[q] - drop, 0.0) if q < m else 0.0
@@ -714,7 +717,9 @@ def sketch_gram_inverse(sketch, rows, eps, gram_inverse):
         gram = used @ used.T
         for q in range(rows):
             gram[q, q] += eps
-        gram_inverse[:rows, :rows] = np.linalg.inv(gram)
+        inverse = np.linalg.inv(gram)
+        for q in range(rows):
+            copy_values(inverse[q], gram_inverse[q, :rows])
 
 
 @jit
@@ -825,7 +830,7 @@ def sketch_pass(
             data, indices, start, end, state, fit_intercept, scores
         )
         if record_scores:
-            row_scores[pos] = scores
+            copy_values(scores, row_scores[pos])
         row_loss = row_derivatives(
             loss, epsilon, targets[i], scores, row_weights[i], scaled_dloss
         )
@@ -896,7 +901,7 @@ def sketch_pass(
             if project and norm_sq > radius * radius:
                 projected = w.copy()
                 project_sketch(sketch[k, :r], eps, projected, radius)
-                w[:] = projected
+                copy_values(projected, w)
         loss_sum += row_weights[i] * row_loss
         rows_done += 1
     return loss_sum, rows_done, status

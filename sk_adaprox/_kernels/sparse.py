@@ -66,7 +66,8 @@ def csr_has_duplicate_indices(indices, indptr, n_features):
                 marks[j] = i
             continue
         length = end - start
-        row[:length] = indices[start:end]
+        for p in range(length):
+            row[p] = indices[start + p]
         row[:length].sort()
         for p in range(1, length):
             if row[p] == row[p - 1]:
