@@ -9,10 +9,8 @@ Numba's compile events, that the error path is never compiled.
 """
 
 import json
-import os
-import subprocess
-import sys
-import textwrap
+
+from new_process import run_python
 
 _COMPILE_EVERY_PASS_KERNEL = """
     import json
@@ -49,13 +47,10 @@ _COMPILE_EVERY_PASS_KERNEL = """
 
 
 def test_no_kernel_compiles_the_slice_assignment_error_message(tmp_path):
-    env = {k: v for k, v in os.environ.items() if k != "SK_ADAPROX_NUMBA_CACHE"}
-    env["NUMBA_CACHE_DIR"] = str(tmp_path)
-    result = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(_COMPILE_EVERY_PASS_KERNEL)],
-        capture_output=True,
-        text=True,
-        env=env,
+    result = run_python(
+        _COMPILE_EVERY_PASS_KERNEL,
+        unset=("SK_ADAPROX_NUMBA_CACHE",),
+        env={"NUMBA_CACHE_DIR": str(tmp_path)},
         timeout=600,
     )
     assert result.returncode == 0, result.stderr

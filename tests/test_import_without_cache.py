@@ -1,22 +1,10 @@
 """``import sk_adaprox`` works where Numba has nowhere to write its cache."""
 
-import subprocess
-import sys
-import textwrap
+from new_process import run_python
 
 
 def _run(code, env_extra=None):
-    import os
-
-    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
-    env.update(env_extra or {})
-    return subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-    )
+    return run_python(code, unset=("NUMBA_CACHE_DIR",), env=env_extra)
 
 
 def test_import_and_fit_with_no_cache_locator():

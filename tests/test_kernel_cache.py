@@ -6,12 +6,10 @@ copy of the package and check that the cache notices.
 """
 
 import json
-import os
 import shutil
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
+
+from new_process import run_python
 
 import sk_adaprox
 
@@ -29,14 +27,10 @@ _FIT = """
 
 
 def _fit_in_new_process(package_parent, cache_dir):
-    env = {k: v for k, v in os.environ.items() if k != "SK_ADAPROX_NUMBA_CACHE"}
-    env.update(PYTHONPATH=str(package_parent), NUMBA_CACHE_DIR=str(cache_dir))
-    result = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(_FIT)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
+    result = run_python(
+        _FIT,
+        unset=("SK_ADAPROX_NUMBA_CACHE",),
+        env={"PYTHONPATH": str(package_parent), "NUMBA_CACHE_DIR": str(cache_dir)},
         cwd=package_parent,
     )
     assert result.returncode == 0, result.stderr
