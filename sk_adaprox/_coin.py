@@ -384,6 +384,13 @@ _REGRESSOR_TOL_NOTE = """
         0.5326 after 33 to 53 under 1e-4, 0.019 below a tuned ``SGDRegressor``
         on its worst seed."""
 
+_REGRESSOR_PARAMETERS = _coin_parameters(
+    "cocob",
+    update_note=_REGRESSOR_UPDATE_NOTE,
+    tol="1e-4",
+    tol_note=_REGRESSOR_TOL_NOTE,
+)
+
 
 class CoinBettingRegressor(
     OnlineRegressorMixin, RegressorMixin, _CoinBetting, OnlineLinearModel
@@ -405,14 +412,7 @@ default="squared_error"
         Width of the ``"huber"`` quadratic zone and of the ``"epsilon_insensitive"``
         dead zone.
     {NORMALIZE_Y}
-    {
-        _coin_parameters(
-            "cocob",
-            update_note=_REGRESSOR_UPDATE_NOTE,
-            tol="1e-4",
-            tol_note=_REGRESSOR_TOL_NOTE,
-        )
-    }
+    {_REGRESSOR_PARAMETERS}
 
     Attributes
     ----------
