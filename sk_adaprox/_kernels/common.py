@@ -104,9 +104,9 @@ def weighted_loss_sum(loss, epsilon, targets, scores, row_weights):
 @jit
 def copy_values(values, out):
     """``out[:] = values`` for 1-D arrays, element by element. Kernels copy arrays
-    with this, never by slice assignment: assigning an array to a slice compiles
-    NumPy's shape-mismatch error message (string formatting), which cost about
-    2 s of each pass kernel's first-call compile."""
+    with this, and scale slices by loops, never by slice assignment (``a[i] =
+    row``, ``a[:, i] *= c``): that compiles NumPy's formatted shape-mismatch error
+    message, 1.5-2 s of first-call compile per process and array rank."""
     for i in range(out.shape[0]):
         out[i] = values[i]
 

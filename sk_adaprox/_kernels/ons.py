@@ -669,8 +669,11 @@ def full_shift_eps(a_inv, shift):
         scaled = vectors.copy()
         for i in range(eigenvalues.shape[0]):
             inverse = 1.0 / (1.0 / max(eigenvalues[i], 1e-300) + shift)
-            scaled[:, i] *= inverse
-        a_inv[k] = scaled @ vectors.T
+            for q in range(scaled.shape[0]):
+                scaled[q, i] *= inverse
+        shifted = scaled @ vectors.T
+        for q in range(shifted.shape[0]):
+            copy_values(shifted[q], a_inv[k, q])
 
 
 # -- sketch ------------------------------------------------------------------------
