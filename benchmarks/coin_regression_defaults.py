@@ -24,8 +24,7 @@ import argparse
 import warnings
 
 import numpy as np
-from regression_panel import SETS, fitted_score
-from sklearn.linear_model import SGDRegressor
+from regression_panel import SETS, fitted_score, sgd_grid_best
 
 from sk_adaprox import CoinBettingRegressor
 
@@ -50,17 +49,6 @@ def settings():
     }
 
 
-def sgd_best(data, seed):
-    """The best test R^2 of SGDRegressor's alpha x penalty grid."""
-    return max(
-        fitted_score(
-            SGDRegressor(alpha=alpha, penalty=penalty, random_state=seed), *data
-        )[0]
-        for penalty in ("l2", "l1")
-        for alpha in (1e-7, 1e-6, 1e-5, 1e-4, 1e-3)
-    )
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sets", default=",".join(SETS))
@@ -75,7 +63,7 @@ def main():
     print("|---|---|---|---|")
     for name in args.sets.split(","):
         data = SETS[name]()
-        references = [sgd_best(data, seed) for seed in seeds]
+        references = [sgd_grid_best(data, seed)[1][0] for seed in seeds]
         for label, params in grid.items():
             scores = []
             for seed, reference in zip(seeds, references, strict=True):

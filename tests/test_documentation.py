@@ -130,7 +130,7 @@ def test_the_user_guide_tables_give_the_estimators_defaults(page):
         assert regressor().get_params()[name] == for_regressor, (page, name)
 
 
-def _documented_default(type_line):
+def _default_in_type_line(type_line):
     """The ``default=...`` of a numpydoc parameter's type line, as Python text."""
     found = re.search(r"default=(.+)$", type_line)
     return None if found is None else found.group(1).strip()
@@ -153,7 +153,7 @@ def test_every_documented_default_is_the_signatures(name):
                 parameter_name,
                 "not in signature",
             )
-            documented[parameter_name] = _documented_default(entry.type)
+            documented[parameter_name] = _default_in_type_line(entry.type)
     for parameter in signature.values():
         if parameter.default is inspect.Parameter.empty:
             continue
