@@ -378,9 +378,10 @@ class OnlineLinearModel(BaseEstimator):
         return 2 if self._is_averaging() else 0
 
     def _average_arguments(self):
-        """``(avg_slot, a0)`` for the pass kernels; ``avg_slot`` 0 turns it off."""
+        """``(avg_slot, a0)`` for the pass kernels; ``avg_slot`` None turns it off
+        (and keeps the averaging code out of the compiled kernel)."""
         if not self._is_averaging():
-            return 0, 0
+            return None, 0
         return self._state.shape[1] - 2, self._average_start
 
     def _averaged_rounds(self):

@@ -1,14 +1,25 @@
-"""First-call compile cost: no kernel compiles NumPy's slice-assignment error path.
+"""First-call compile cost: what the kernels leave out of their compiled code.
 
+Both tests compile every kernel of every estimator in one new process with an
+empty cache and read Numba's compile events (a compile fires one; a cache load
+does not).
+
+**No slice-assignment error path.**
 Assigning an array to a slice inside a Numba kernel (``out[i] = row`` for a 2-D
 ``out``, ``w[:] = v``, ``a[:, i] *= c``) compiles the formatted "cannot assign
 slice of shape ..." message with it: 1.5-2 s of first-call compile per process and
 array rank. The kernels copy with :func:`sk_adaprox._kernels.common.copy_values`
-or loops instead. This compiles every kernel of every estimator in a new process
-with an empty cache and checks, with Numba's compile events, that the error path
-is never compiled. A slice assignment compiled the same way shows that the check
-recognises the error path under the installed Numba; where that Numba compiles
-no such path (0.60), there is nothing to check and the test skips.
+or loops instead; the test checks that the error path is never compiled. A slice
+assignment compiled the same way shows that the check recognises the error path
+under the installed Numba; where that Numba compiles no such path (0.60), there is
+nothing to check and the test skips.
+
+**No averaging code without ``average``.** The pass kernels' averaging branches
+test ``avg_slot is not None``, which Numba prunes before typing when the model
+passes None: a model that does not average compiles none of the settling and
+averaging helpers (about a fifth of a pass kernel's compile time). The same
+models fitted with ``average=True`` compile them, so the names the test looks
+for are the ones in use.
 """
 
 import json
@@ -37,21 +48,27 @@ _COMPILE_EVERY_KERNEL = """
             for _, record in compiled.buffer
         })
 
-    def fit_everything():
+    MODELS = [
+        AdaGradClassifier(),
+        AdaGradClassifier(update="mirror_descent"),
+        AdaGradClassifier(update="mirror_descent", eta=0.1, l1=1e-3),
+        FTRLClassifier(),
+        CoinBettingClassifier(),
+        CoinBettingClassifier(update="cocob"),
+        CoinBettingRegressor(),
+        ONSClassifier(matrix="diag"),
+        ONSClassifier(matrix="diag", l1=1e-3, radius=0.1),
+        ONSRegressor(matrix="full", radius=0.1),
+        ONSRegressor(matrix="sketch", sketch_size=2, radius=0.1),
+    ]
+
+    def fit_everything(average=False):
         rng = np.random.default_rng(0)
         X = rng.normal(size=(40, 4))
         y = (X[:, 0] > 0).astype(int)
-        for model in [
-            AdaGradClassifier(),
-            AdaGradClassifier(update="mirror_descent"),
-            FTRLClassifier(),
-            CoinBettingClassifier(),
-            CoinBettingRegressor(),
-            ONSClassifier(matrix="diag"),
-            ONSRegressor(matrix="full", radius=0.1),
-            ONSRegressor(matrix="sketch", sketch_size=2, radius=0.1),
-        ]:
+        for model in MODELS:
             target = X[:, 0] if "Regressor" in type(model).__name__ else y
+            model = model.set_params(average=average, warm_start=False)
             model.set_params(max_iter=2, tol=None).fit(X, target)
             # A new eps on a warm start shifts the stored matrices (full, sketch).
             model.set_params(warm_start=True)
@@ -67,7 +84,8 @@ _COMPILE_EVERY_KERNEL = """
         assign_row(np.zeros((2, 3)), np.ones(3))
 
     print(json.dumps([compiled_names(fit_everything),
-                      compiled_names(one_slice_assignment)]))
+                      compiled_names(one_slice_assignment),
+                      compiled_names(lambda: fit_everything(average=True))]))
 """
 
 
@@ -75,15 +93,27 @@ def _is_error_path(name):
     return "raise_with_shape_context" in name
 
 
-def test_no_kernel_compiles_the_slice_assignment_error_message(tmp_path):
+def _is_averaging_code(name):
+    return "settle" in name or "averaged" in name
+
+
+@pytest.fixture(scope="module")
+def compiled(tmp_path_factory):
+    """The names compiled by the models without averaging, by one slice
+    assignment, and by the models with ``average=True`` (each from the empty
+    cache, in that order)."""
     result = run_python(
         _COMPILE_EVERY_KERNEL,
         unset=("SK_ADAPROX_NUMBA_CACHE",),
-        env={"NUMBA_CACHE_DIR": str(tmp_path)},
+        env={"NUMBA_CACHE_DIR": str(tmp_path_factory.mktemp("numba_cache"))},
         timeout=600,
     )
     assert result.returncode == 0, result.stderr
-    kernels, control = json.loads(result.stdout.splitlines()[-1])
+    return json.loads(result.stdout.splitlines()[-1])
+
+
+def test_no_kernel_compiles_the_slice_assignment_error_message(compiled):
+    kernels, control, _ = compiled
     if not any(_is_error_path(name) for name in control):
         pytest.skip(
             f"Numba {numba.__version__} compiles no formatted error with a slice "
@@ -104,3 +134,18 @@ def test_no_kernel_compiles_the_slice_assignment_error_message(tmp_path):
     ):
         assert kernel in kernels
     assert [name for name in kernels if _is_error_path(name)] == []
+
+
+def test_a_model_without_averaging_compiles_no_averaging_code(compiled):
+    kernels, _, averaged = compiled
+    assert [name for name in kernels if _is_averaging_code(name)] == []
+    # The averaged fits compile the helpers of every rule's averaging.
+    for helper in (
+        "constant_settle_row",
+        "md_settle_row",
+        "da_settle_row",
+        "normalized_settle_row",
+        "constant_settle_all",
+        "md_settle_all",
+    ):
+        assert helper in averaged

@@ -168,7 +168,7 @@ def md_pass(
     ``WEIGHT`` is its value at its last round; :func:`md_catch_up_all` or
     :func:`md_scores` give current values.
     If ``row_scores`` has rows, ``row_scores[pos]`` receives the scores of the row
-    visited at ``pos``, before its update. With ``avg_slot`` > 0 the iterates
+    visited at ``pos``, before its update. With an ``avg_slot`` (not None) the iterates
     are averaged after round ``a0`` (:mod:`.averaging`, :func:`md_settle_row`).
     """
     n_outputs = state.shape[2]
@@ -235,7 +235,7 @@ def md_pass(
             if not finite:
                 status = STATUS_NONFINITE_UPDATE
                 break
-        if avg_slot > 0:
+        if avg_slot is not None:
             # The intercept, and unregularised features (constant when idle);
             # regularised features were settled before their catch-up.
             constant_settle_row(
@@ -551,8 +551,8 @@ def da_pass(
     is touched, so it is kept current row by row; with l1 or l2 every weight moves
     with t, so the pass computes each weight when it reads it and leaves ``WEIGHT``
     alone (:func:`da_weights_all` or :func:`da_scores` give current values).
-    ``row_scores`` as in :func:`md_pass`. With ``avg_slot`` > 0 the iterates are
-    averaged after round ``a0`` (:func:`da_settle_row`).
+    ``row_scores`` as in :func:`md_pass`. With an ``avg_slot`` (not None) the
+    iterates are averaged after round ``a0`` (:func:`da_settle_row`).
     """
     n_outputs = state.shape[2]
     intercept_state = state[state.shape[0] - 1]
@@ -620,7 +620,7 @@ def da_pass(
             if not finite:
                 status = STATUS_NONFINITE_UPDATE
                 break
-        if avg_slot > 0:
+        if avg_slot is not None:
             da_settle_row(
                 indices,
                 start,

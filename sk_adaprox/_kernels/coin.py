@@ -144,7 +144,7 @@ def coin_pass(
 
     ``WEIGHT`` holds each coordinate's current bet, so scores read it directly.
     If ``row_scores`` has rows, ``row_scores[pos]`` receives the scores of the row
-    visited at ``pos``, before its update. With ``avg_slot`` > 0 the iterates
+    visited at ``pos``, before its update. With an ``avg_slot`` (not None) the iterates
     are averaged after round ``a0`` (:mod:`.averaging`); the first row of the
     pass is round ``t0 + 1``.
     """
@@ -216,7 +216,7 @@ def coin_pass(
             if not finite:
                 status = STATUS_NONFINITE_UPDATE
                 break
-        if avg_slot > 0:
+        if avg_slot is not None:
             constant_settle_row(
                 indices, start, end, state, avg_slot, t0 + pos, a0, fit_intercept
             )
@@ -473,7 +473,7 @@ def normalized_pass(
 ):
     """One pass of normalised per-coordinate coin betting over the rows in
     ``order``; ``row_norms`` is updated in place with each applied row. With
-    ``avg_slot`` > 0 the iterates are averaged after round ``a0``
+    an ``avg_slot`` (not None) the iterates are averaged after round ``a0``
     (:func:`normalized_settle_row`); the first row is round ``t0 + 1``.
 
     A row is scored with the served weights before it (each bet over N), and
@@ -529,7 +529,7 @@ def normalized_pass(
             status = STATUS_NONFINITE_SCORE
             break
         t = t0 + pos + 1
-        if avg_slot > 0:
+        if avg_slot is not None:
             normalized_settle_row(
                 indices,
                 start,
@@ -578,8 +578,9 @@ def normalized_pass(
             )
             row_norms[0] += s * norm
             row_norms[1] += s
-        if avg_slot > 0 and t > a0:
-            row_norms[PREFIX] += 1.0 / mean_row_norm(row_norms)
+        if avg_slot is not None:
+            if t > a0:
+                row_norms[PREFIX] += 1.0 / mean_row_norm(row_norms)
         loss_sum += s * row_loss
         rows_done += 1
     return loss_sum, rows_done, status

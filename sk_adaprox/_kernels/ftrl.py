@@ -216,7 +216,7 @@ def ftrl_pass(
     ``state`` has the slots ``WEIGHT``, ``N`` and ``Z``; ``WEIGHT`` holds each
     coordinate's closed-form weight of its (z, n), so scores read it directly.
     If ``row_scores`` has rows, ``row_scores[pos]`` receives the scores of the row
-    visited at ``pos``, before its update. With ``avg_slot`` > 0 the iterates
+    visited at ``pos``, before its update. With an ``avg_slot`` (not None) the iterates
     are averaged after round ``a0`` (:mod:`.averaging`); the first row of the
     pass is round ``t0 + 1``.
     """
@@ -293,7 +293,7 @@ def ftrl_pass(
             if not finite:
                 status = STATUS_NONFINITE_UPDATE
                 break
-        if avg_slot > 0:
+        if avg_slot is not None:
             constant_settle_row(
                 indices, start, end, state, avg_slot, t0 + pos, a0, fit_intercept
             )

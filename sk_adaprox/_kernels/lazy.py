@@ -271,9 +271,9 @@ def md_catch_up_row(indices, start, end, state, t, l1, l2):
 @jit
 def md_begin_row(indices, start, end, state, avg_slot, t, a0, l1, l2):
     """Before round t's step on a row: settle its features' sums of iterates up to
-    round t - 1 (with ``avg_slot`` > 0), then bring them to round t - 1 and mark
-    them as at round t (:func:`md_catch_up_row`)."""
-    if avg_slot > 0:
+    round t - 1 (with an ``avg_slot``, not None), then bring them to round t - 1
+    and mark them as at round t (:func:`md_catch_up_row`)."""
+    if avg_slot is not None:
         md_settle_row(indices, start, end, state, avg_slot, t - 1, a0, l1, l2, False)
     md_catch_up_row(indices, start, end, state, t, l1, l2)
 

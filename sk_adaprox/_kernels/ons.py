@@ -441,7 +441,7 @@ def diag_pass(
     ``l1`` > 0 the state also has :mod:`.lazy`'s slots (:func:`diag_start_lazy`
     fills them) and idle features shrink lazily; ``norms`` is then an upper bound,
     made exact (every feature caught up) before deciding to project. With
-    ``avg_slot`` > 0 the iterates are averaged after round ``a0``
+    an ``avg_slot`` (not None) the iterates are averaged after round ``a0``
     (:mod:`.averaging`; a projection settles every coordinate first); the first
     row is round ``t0 + 1``."""
     n_outputs = state.shape[2]
@@ -501,7 +501,7 @@ def diag_pass(
             if not _diag_row_update(*update, True):
                 status = STATUS_NONFINITE_UPDATE
                 break
-        if avg_slot > 0:
+        if avg_slot is not None:
             # The intercept, and unregularised features (constant when idle);
             # regularised features were settled before their catch-up.
             constant_settle_row(
@@ -520,13 +520,13 @@ def diag_pass(
                 if scaled_dloss[k] != 0.0 and norms[k] > radius * radius:
                     if regularized:
                         # Idle features have shrunk since norms last saw them.
-                        if avg_slot > 0:
+                        if avg_slot is not None:
                             md_settle_all(state, avg_slot, t - 1, a0, l1, 0.0)
                         md_catch_up_all(state, t, l1, 0.0)
                         squared_norms(state, norms)
                         if norms[k] <= radius * radius:
                             continue
-                    elif avg_slot > 0:
+                    elif avg_slot is not None:
                         constant_settle_all(state, avg_slot, t - 1, a0)
                     norms[k] = project_diag(state, k, eps, radius)
         loss_sum += row_weights[i] * row_loss
@@ -561,8 +561,8 @@ def full_pass(
     a0,
 ):
     """One pass of full-matrix ONS over the rows in ``order``; ``a_inv[k]`` is output
-    k's A^{-1}, (d + 1) x (d + 1), the intercept last. With ``avg_slot`` > 0 the
-    iterates are averaged after round ``a0`` (:mod:`.averaging`: every weight
+    k's A^{-1}, (d + 1) x (d + 1), the intercept last. With an ``avg_slot`` (not
+    None) the iterates are averaged after round ``a0`` (:mod:`.averaging`: every weight
     moves each round, so every coordinate is settled, O(d) beside the O(d^2)
     update); the first row is round ``t0 + 1``.
 
@@ -634,7 +634,7 @@ def full_pass(
         if not finite:
             status = STATUS_NONFINITE_UPDATE
             break
-        if avg_slot > 0:
+        if avg_slot is not None:
             constant_settle_all(state, avg_slot, t0 + pos, a0)
         for k in range(n_outputs):
             if scaled_dloss[k] == 0.0:
@@ -800,8 +800,8 @@ def sketch_pass(
 ):
     """One pass of sketched ONS (a Frequent Directions sketch, Luo et al. 2016) over
     the rows in ``order``. Output k's sketch is ``sketch[k]`` (2m rows, rows from
-    ``sketch_rows[k]`` on zero) and ``gram_inverse[k]`` its H. With ``avg_slot``
-    > 0 the iterates are averaged after round ``a0``, every coordinate settled
+    ``sketch_rows[k]`` on zero) and ``gram_inverse[k]`` its H. With an ``avg_slot``
+    (not None) the iterates are averaged after round ``a0``, every coordinate settled
     each round (:mod:`.averaging`); the first row is round ``t0 + 1``.
 
     A round inserts h = sqrt(s) d x~ as a sketch row (shrinking a full sketch
@@ -851,7 +851,7 @@ def sketch_pass(
         for p in range(start, end):
             if data[p] != 0.0:
                 empty = False
-        if avg_slot > 0:
+        if avg_slot is not None:
             constant_settle_all(state, avg_slot, t0 + pos, a0)
         for k in range(n_outputs):
             if scaled_dloss[k] == 0.0 or empty:
