@@ -144,6 +144,10 @@ class _AdaGrad(LazyProximal):
                 self._kernel_state(), self.t_, eta, delta, l1, l2
             )
             _raise_if_unrepresentable(failed, "delta = 0")
+        elif l1 > 0.0 or l2 > 0.0:
+            # The assigned weights are current at round t_ and take their lazy
+            # proximal steps from there on (coef_init: from round 0).
+            _kernels.md_start_lazy(self._kernel_state(), self.t_, eta, delta, l1, l2)
 
     def _catch_up_weights(self, state):
         update, eta, delta, l1, l2 = self._state_parameters

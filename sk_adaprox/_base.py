@@ -44,7 +44,13 @@ from ._kernels.common import (
 )
 from ._kernels.sparse import csr_has_duplicate_indices, linear_scores
 from ._losses import LOSS_CODES
-from ._state import StateSlot, _is_sparsified, new_state
+from ._state import (
+    StateSlot,
+    _is_sparsified,
+    is_on_small_pages,
+    new_state,
+    on_small_pages,
+)
 from ._validation import checked_X, dense_to_csr
 
 
@@ -660,6 +666,10 @@ class OnlineLinearModel(BaseEstimator):
                 continue
             if pool[index] is None:
                 self._start_training(n_features, n_outputs, chosen=candidate)
+                if not final:
+                    # Kept for later calls, one state per candidate, each touched
+                    # only where the stream's first rows have non-zeros.
+                    self._state = on_small_pages(self._state)
             else:
                 vars(self).update(pool[index])
             self._sync_parameters()
@@ -694,6 +704,9 @@ class OnlineLinearModel(BaseEstimator):
         if final:
             for name in _POOL_NAMES:
                 vars(self).pop(name, None)
+            if is_on_small_pages(self._state):
+                # The model goes on with the state NumPy would give it.
+                self._state = np.array(self._state)
         else:
             self._candidate_pool = pool
             self._candidate_totals = totals

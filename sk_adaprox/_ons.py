@@ -238,11 +238,9 @@ class _ONS(LazyProximal):
                 self._sketch_gram_inverse[:, diagonal, diagonal] = 1.0 / eps
                 self._sketch_rows = np.zeros(n_outputs, dtype=np.int64)
             else:
+                # A new state's weights are 0: no lazy decay to record until
+                # weights are assigned (coef_init, see _weights_assigned).
                 self._squared_norms = np.zeros(n_outputs)
-                if l1 > 0.0:
-                    # Weights assigned before the first row (coef_init) decay
-                    # from round 0 on.
-                    _kernels.diag_start_lazy(state, self.t_, 1.0 / gamma, eps, l1)
             return
         if (old[0], old[1]) != (matrix, sketch_size):
             asked = f"{self.matrix!r}" + (
@@ -283,6 +281,12 @@ class _ONS(LazyProximal):
                 _kernels.squared_norms(state, self._writable("_squared_norms"))
 
     def _weights_assigned(self):
+        matrix, _, gamma, eps, _, l1 = self._state_parameters
+        if matrix == "diag" and l1 > 0.0:
+            # The assigned weights are current at round t_ and decay from there on
+            # (coef_init: from round 0).
+            state = self._kernel_state()
+            _kernels.diag_start_lazy(state, self.t_, 1.0 / gamma, eps, l1)
         # diag's running |w|^2 decides when to project: recompute it, O(n_features).
         if "_squared_norms" in vars(self):
             _kernels.squared_norms(self._state, self._writable("_squared_norms"))

@@ -25,14 +25,57 @@ matrix, and ``_served_intercept``): ``coef_`` and ``intercept_`` then return tho
 and the accumulators are gone.
 """
 
+import mmap
+
 import numpy as np
 
 from ._kernels.common import WEIGHT
+
+# States at least this large are put on small pages by ``on_small_pages`` (NumPy
+# asks Linux for 2 MB pages from 4 MB on).
+_SMALL_PAGES_FROM_BYTES = 4 * 2**20
 
 
 def new_state(n_features, n_slots, n_outputs):
     """Zero state for ``n_features`` features, ``n_slots`` slots, ``n_outputs``."""
     return np.zeros((n_features + 1, n_slots, n_outputs))
+
+
+def on_small_pages(state):
+    """A zero array shaped like ``state`` (which must be all zeros) whose memory
+    becomes resident only where it is written, 4 kB at a time.
+
+    NumPy advises Linux to back arrays of 4 MB or more with 2 MB pages, which
+    speeds up a pass that touches most of the state (fewer TLB misses: 15 % on
+    a pass over 4M hashed features) but makes each first write to a page zero
+    and commit 2 MB. A state that a few rows touch here and there, such as each
+    of a stream's ``"auto"`` candidates over hashed features during its first
+    rows, would then be resident whole: 16 candidates of 2**24 features took
+    6 GB and 6 s to start. This maps private anonymous memory (zero until
+    written) and advises against large pages where the platform allows it. Small
+    states are returned as they are.
+    """
+    if state.nbytes < _SMALL_PAGES_FROM_BYTES:
+        return state
+    flags = getattr(mmap, "MAP_PRIVATE", 0) | getattr(mmap, "MAP_ANONYMOUS", 0)
+    # Private: a read of an unwritten page maps the zero page, allocating nothing
+    # (a shared anonymous map, Python's default, allocates on read too).
+    memory = (
+        mmap.mmap(-1, state.nbytes, flags=flags)
+        if flags
+        else mmap.mmap(-1, state.nbytes)
+    )
+    if hasattr(mmap, "MADV_NOHUGEPAGE"):
+        memory.madvise(mmap.MADV_NOHUGEPAGE)
+    return np.frombuffer(memory, dtype=state.dtype).reshape(state.shape)
+
+
+def is_on_small_pages(state):
+    """Whether ``state`` was made by :func:`on_small_pages`."""
+    base = state.base
+    while isinstance(base, np.ndarray):
+        base = base.base
+    return isinstance(base, memoryview) and isinstance(base.obj, mmap.mmap)
 
 
 class StateSlot:

@@ -5,6 +5,8 @@ the accumulators are set to give them."""
 import numpy as np
 import pytest
 from estimators import ALGORITHMS, make
+from reference_adagrad import reference_adagrad, zero_state
+from reference_ons import coef_and_intercept, initial_state, reference_ons
 from sklearn.datasets import make_classification, make_regression
 
 # A step size so small that a few passes hardly move the weights.
@@ -94,3 +96,54 @@ def test_a_weight_dual_averaging_cannot_give_is_refused():
     with pytest.raises(ValueError, match="1 assigned non-zero weights.*delta = 0"):
         model.coef_ = coef
     assert model.coef_[0, 5] == 0.0
+
+
+@pytest.mark.parametrize("algorithm", ["adagrad_md", "ons_diag_l1"])
+def test_initial_weights_of_idle_features_take_their_l1_steps_from_round_0(algorithm):
+    """Lazily regularised weights: a starting weight on a feature the rows never
+    touch takes every round's proximal step, as the literal rule does (the state
+    records their decay when the weights are assigned, not only where a row
+    touches them)."""
+    X, y = make_classification(60, 6, n_informative=3, random_state=0)
+    X[:, 4:] = 0.0  # features 4 and 5 are idle in every round
+    coef = np.array([[0.3, -0.2, 0.1, 0.0, 0.5, -0.4]])
+    params = {"l1": 0.01, "eps": 1.0} if algorithm == "ons_diag_l1" else {"l1": 0.01}
+    model = make(algorithm, "binary", max_iter=1, tol=None, shuffle=False, **params)
+    model.fit(X, y, coef_init=coef, intercept_init=[0.2])
+    if algorithm == "adagrad_md":
+        state = zero_state(1, 6)
+        state["coef"], state["intercept"] = coef.copy(), np.array([0.2])
+        expected, _ = reference_adagrad(
+            X,
+            y.astype(float) * 2 - 1,
+            np.ones(60),
+            n_outputs=1,
+            loss="log_loss",
+            eta=0.1,
+            delta=model.delta,
+            l1=0.01,
+            l2=0.0,
+            fit_intercept=True,
+            update="mirror_descent",
+            state=state,
+        )
+        expected_coef = expected["coef"]
+    else:
+        state = initial_state(1, 6, "diag", 1.0)
+        state["w"][0] = np.append(coef[0], 0.2)
+        expected, _ = reference_ons(
+            X,
+            y.astype(float) * 2 - 1,
+            np.ones(60),
+            n_outputs=1,
+            loss="log_loss",
+            matrix="diag",
+            gamma=model.gamma,
+            eps=1.0,
+            l1=0.01,
+            state=state,
+        )
+        expected_coef = coef_and_intercept(expected)[0]
+    # The idle weights shrank, by 60 rounds of l1 times their (constant) step.
+    assert np.all(np.abs(expected_coef[0, 4:]) < np.abs(coef[0, 4:]))
+    np.testing.assert_allclose(model.coef_, expected_coef, rtol=1e-9, atol=1e-12)

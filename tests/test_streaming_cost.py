@@ -5,6 +5,11 @@ wide (a 400 MB state for FTRL). Counted, not timed: the memory the call allocate
 (tracemalloc, which sees NumPy's allocations) and the memory it touches (growth of
 the resident set: the state is allocated zeroed and lazily mapped, so any sweep
 over all features would make hundreds of MB resident).
+
+A stream whose parameters are ``"auto"`` (the classifiers' defaults) keeps one state
+per candidate for its first 1,000 rows. Hashed features spread a batch's non-zeros
+over the whole width, so each candidate's state is touched here and there: it must
+become resident only where it is written, page by page, not whole.
 """
 
 import resource
@@ -17,17 +22,22 @@ import pytest
 import scipy.sparse as sp
 from estimators import make
 
+from sk_adaprox import ONSClassifier, ONSRegressor
+
 NARROW = 2**16
 WIDE = 2**24
 _STATM = Path("/proc/self/statm")
 
-# Every algorithm, with and without regularisation (lazy for AdaGrad).
+# Every algorithm with a diagonal state, with and without regularisation (lazy for
+# AdaGrad's mirror descent and ONS's l1).
 CASES = {
     "ftrl": dict(l1=0.5, l2=0.1),
     "adagrad_md": dict(l1=1e-6, l2=1e-6),
     "adagrad_da": dict(l1=1e-6, l2=1e-6),
     "adagrad_md-unregularised": {},
     "adagrad_da-unregularised": {},
+    "ons_diag_l1": {},
+    "coin": {},
 }
 
 
@@ -104,6 +114,8 @@ sys.path.insert(0, sys.argv[1])
 # is one minor fault, so sweeping a 400 MB state costs about 100,000.
 assert ctypes.CDLL(None).prctl(41, 1, 0, 0, 0) == 0  # PR_SET_THP_DISABLE
 from estimators import make
+
+from sk_adaprox import ONSClassifier, ONSRegressor
 from test_streaming_cost import CASES, WIDE, _batch
 
 def faults():
@@ -163,3 +175,51 @@ def test_partial_fit_reads_no_o_n_features_memory(algorithm, kind, page_faults):
     sweep = page_faults["read-only sweep"]
     assert sweep > 50_000, "the fault counter cannot see a sweep on this machine"
     assert page_faults[f"{algorithm} {kind}"] < sweep / 20
+
+
+# The estimators whose defaults choose among candidates in a stream's first rows.
+AUTO_DEFAULTS = {
+    "AdaGradClassifier()": lambda: make("adagrad_da", "binary", eta="auto", l1="auto"),
+    "FTRLClassifier()": lambda: make("ftrl", "binary", alpha="auto", l1="auto"),
+    "ONSClassifier()": ONSClassifier,
+    "ONSRegressor()": ONSRegressor,
+}
+
+
+def _hashed_batch(n_features, seed, n_rows=20, per_row=20):
+    """Rows whose columns spread over the whole width, as hashed features do."""
+    rng = np.random.default_rng(seed)
+    indices = np.concatenate(
+        [np.sort(rng.choice(n_features, per_row, replace=False)) for _ in range(n_rows)]
+    )
+    indptr = np.arange(0, n_rows * per_row + 1, per_row)
+    X = sp.csr_matrix(
+        (np.ones(indices.shape[0]), indices, indptr), shape=(n_rows, n_features)
+    )
+    return X, rng.integers(0, 2, n_rows)
+
+
+@pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="reads the resident set in /proc"
+)
+@pytest.mark.parametrize("name", list(AUTO_DEFAULTS))
+def test_a_stream_choosing_among_candidates_is_resident_where_written(name):
+    n_features = 2**22
+    batches = [_hashed_batch(n_features, seed) for seed in (0, 1)]
+    # Compile on a narrow stream first, so that the growth below is the state's.
+    warm = AUTO_DEFAULTS[name]()
+    narrow = [(X[:, :1024], y) for X, y in (_hashed_batch(1024, 2),)]
+    is_regressor = "Regressor" in name
+    extra = {} if is_regressor else {"classes": [0, 1]}
+    warm.partial_fit(*narrow[0], **extra)
+    model = AUTO_DEFAULTS[name]()
+    resident = _resident_bytes()
+    for X, y in batches:
+        model.partial_fit(X, y.astype(float) if is_regressor else y, **extra)
+    grown = _resident_bytes() - resident
+    n_candidates = len(model._candidate_pool)
+    assert n_candidates >= 4  # still choosing: every candidate is kept
+    state_bytes = model._state.nbytes
+    # 800 non-zeros touch at most 800 pages of 4 kB per candidate (13 MB for 16);
+    # states resident whole would take n_candidates * state_bytes (0.4-1.6 GB).
+    assert grown < 64 * 2**20, (grown, n_candidates, state_bytes)

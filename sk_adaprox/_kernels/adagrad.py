@@ -24,6 +24,7 @@ from .common import (
 from .lazy import (
     IDLE_DECAY,
     LAST_ROUND,
+    has_weights,
     last_positive,
     md_begin_row,
     md_idle_decay,
@@ -63,9 +64,13 @@ def step_size(sum_sq, eta, delta):
 
 @jit
 def md_start_lazy(state, t, eta, delta, l1, l2):
-    """Every feature is current at round ``t``; record each coordinate's idle decay."""
+    """Every feature is current at round ``t``; record each coordinate's idle decay.
+
+    A feature whose weights are all 0 is skipped (:func:`~.lazy.has_weights`)."""
     n_features = state.shape[0] - 1
     for j in range(n_features):
+        if not has_weights(state, j):
+            continue
         state[j, LAST_ROUND, 0] = t
         for k in range(state.shape[2]):
             step = step_size(state[j, SUM_SQ_GRAD, k], eta, delta)

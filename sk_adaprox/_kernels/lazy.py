@@ -87,6 +87,23 @@ def md_idle_decay(step, l1, l2):
 
 
 @jit
+def has_weights(state, j):
+    """Whether feature j has a non-zero weight (any output).
+
+    Idle rounds leave a zero weight at zero (:func:`md_skip`, :func:`md_idle_sum`),
+    and a feature's next step records its round and decay anew, so a feature
+    whose weights are all 0 needs neither: the sweeps that record them for every
+    feature (when training starts or its parameters change) skip it. A state
+    that a few rows touched, out of millions of hashed features, then stays
+    unwritten, and unallocated where its memory is (:func:`.._state.on_small_pages`).
+    """
+    for k in range(state.shape[2]):
+        if state[j, WEIGHT, k] != 0.0:
+            return True
+    return False
+
+
+@jit
 def md_skip(w, idle_decay, n_rounds, l1, l2):
     """Apply ``n_rounds`` gradient-free §1a steps at once (the lazy closed form).
 

@@ -53,6 +53,7 @@ from .common import (
 from .lazy import (
     IDLE_DECAY,
     LAST_ROUND,
+    has_weights,
     md_begin_row,
     md_catch_up_all,
     md_idle_decay,
@@ -327,8 +328,11 @@ def _scores_and_bounds(data, indices, start, end, state, fit_intercept, scores):
 @jit
 def diag_start_lazy(state, t, inverse_gamma, eps, l1):
     """Every feature is current at round ``t``; record what an idle round does to
-    each coordinate under these parameters (:mod:`.lazy`)."""
+    each coordinate under these parameters (:mod:`.lazy`). A feature whose
+    weights are all 0 is skipped (:func:`~.lazy.has_weights`)."""
     for j in range(state.shape[0] - 1):
+        if not has_weights(state, j):
+            continue
         state[j, LAST_ROUND, 0] = t
         for k in range(state.shape[2]):
             step = inverse_gamma / (eps + state[j, SUM_SQ_GRAD, k])
