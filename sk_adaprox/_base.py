@@ -276,6 +276,18 @@ class OnlineLinearModel(BaseEstimator):
             self._weights_round = self.t_
         return state
 
+    def _intercept_for_reading(self):
+        """The state's intercept row, shape (1, n_slots, n_outputs), with its weight
+        current: :meth:`_state_for_reading` for the intercept alone, O(n_outputs).
+        Every rule's catch-up takes a state's last row for the intercept, so it
+        runs on the one-row slice; the features stay behind (``_weights_round``
+        is kept)."""
+        state = self._state
+        if self._weights_behind():
+            state = self._kernel_state()
+            self._catch_up_weights(state[-1:])
+        return state[-1:]
+
     def _weights_are_lazy(self):
         return False
 
@@ -422,13 +434,20 @@ class OnlineLinearModel(BaseEstimator):
             X.data, X.indices, X.indptr, state, avg_slot, t, a0, out
         )
 
-    def _served_weights(self):
+    def _served_weights(self, intercept_only=False):
         """The weights predictions use, shape (n_features + 1, n_outputs), the
         intercept last: the mean iterate with ``average`` (once averaging has
-        begun), else the current weights."""
+        begun), else the current weights. With ``intercept_only``, the intercept's
+        row alone, shape (1, n_outputs), in O(n_outputs)."""
         if self._averaged_rounds() == 0:
+            if intercept_only:
+                return np.array(self._intercept_for_reading()[:, WEIGHT, :])
             return np.array(self._state_for_reading()[:, WEIGHT, :])
         state = self._kernel_state()
+        if intercept_only:
+            # Every rule's averaging kernels take a state's last row for the
+            # intercept: the one-row slice is the intercept alone.
+            state = state[-1:]
         out = np.empty((state.shape[0], state.shape[2]))
         avg_slot, a0 = self._average_arguments()
         self._averaged_all(state, avg_slot, self.t_, a0, out)

@@ -62,8 +62,13 @@ CLASS_WEIGHT = """class_weight : dict, "balanced" or None, default=None
 CLASSIFIER_COEF = """coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
         Weights. Like every state attribute below, a view into the model's one
         state array (each feature's weights and accumulators side by side):
-        writing into it changes the model; copy it to keep a snapshot. After
-        :meth:`sparsify`, a scipy CSR matrix of the same shape.
+        writing into it changes the model; copy it to keep a snapshot. Where
+        the rule computes a weight from its accumulators (dual averaging, FTRL,
+        coin betting), a weight written in place holds until its feature's next
+        update; assigning the whole array (``model.coef_ = ...``) also sets the
+        accumulators, so that the weights persist. With ``average``, ``coef_``
+        and ``intercept_`` are the mean iterates, computed when read and
+        read-only. After :meth:`sparsify`, a scipy CSR matrix of the same shape.
     intercept_ : ndarray of shape (1,) or (n_classes,)
         Intercepts.
     classes_ : ndarray of shape (n_classes,)
@@ -74,10 +79,10 @@ REGRESSOR_COEF = """coef_ : ndarray of shape (n_features,)
         the model's one state array (each feature's weights and accumulators side
         by side), in the units the model learns in: with ``normalize_y`` those of
         the standardized target, so ``coef_`` and ``intercept_`` are then computed
-        from the state when read (assigning to them changes the model; writing
-        into the returned array does not); with ``normalize_y=False`` they are
-        views too. After :meth:`sparsify`, a scipy CSR matrix of shape
-        (1, n_features).
+        from the state when read and read-only (assigning to them changes the
+        model); with ``normalize_y=False`` they are views too, unless ``average``
+        makes them the mean iterates. After :meth:`sparsify`, a scipy CSR matrix
+        of shape (1, n_features).
     intercept_ : ndarray of shape (1,)
         Intercept, in the target's units.
     target_offset_ : float

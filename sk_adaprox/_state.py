@@ -13,7 +13,10 @@ the model) and are not stored separately, so pickling stores the state once and 
 loaded model keeps training where it stopped. Where an algorithm updates weights
 lazily, reading any of them first brings every weight up to the current round.
 Assigning an accumulator (``model.z_ = ...``) recomputes what depends on it, such as
-FTRL's weights; writing into one in place does not.
+FTRL's weights; writing into one in place does not. Weights that are computed when
+read (the mean iterates of ``average``, a regressor's weights in the target's
+units) are returned read-only, so that writing into them fails instead of changing
+nothing. The intercept's attributes read its row alone, O(n_outputs).
 
 A regressor that learns a standardized target (``normalize_y``) serves ``coef_``
 and ``intercept_`` in the target's units: computed from the weight slot when read
@@ -118,11 +121,20 @@ class StateSlot:
             raise AttributeError(
                 f"{type(estimator).__name__!r} object has no attribute {self.name!r}"
             )
-        if self.slot == WEIGHT:
-            if estimator._averaged_rounds() > 0:
-                view = self._shaped(estimator, estimator._served_weights())
-            return estimator._weights_out(view, self.intercept)
-        return view
+        if self.slot != WEIGHT:
+            return view
+        computed = estimator._averaged_rounds() > 0
+        if computed:
+            view = self._shaped(
+                estimator,
+                estimator._served_weights(intercept_only=self.intercept),
+            )
+        value = estimator._weights_out(view, self.intercept)
+        if computed or value is not view:
+            # Computed when read, not a view: writing into it would change
+            # nothing, so it is read-only (assign the attribute instead).
+            value.flags.writeable = False
+        return value
 
     def __set__(self, estimator, value):
         if _is_sparsified(estimator):
@@ -174,7 +186,10 @@ class StateSlot:
             return None
         if self.rule is not None and estimator._state_rule() != self.rule:
             return None
-        # Lazy weights are caught up first: a state attribute is never behind.
+        # Lazy weights are caught up first: a state attribute is never behind. The
+        # intercept is never lazy itself, so its attributes cost O(n_outputs).
+        if self.intercept:
+            return estimator._intercept_for_reading()[0, self.slot, :]
         return self._shaped(estimator, estimator._state_for_reading()[:, self.slot, :])
 
     def _shaped(self, estimator, rows):

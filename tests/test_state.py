@@ -149,6 +149,58 @@ def test_writing_coef_changes_the_model(kind, algorithm):
     np.testing.assert_allclose(_scores(model, X), 0.5, rtol=0)
 
 
+def _recording_rows(method, rows_seen):
+    """``method`` (a hook taking a state first), recording the state's rows."""
+
+    def recorded(state, *args):
+        rows_seen.append(state.shape[0])
+        return method(state, *args)
+
+    return recorded
+
+
+@pytest.mark.parametrize("average", [False, True])
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+@pytest.mark.parametrize("kind", ["binary", "multiclass", "regressor"])
+def test_intercept_attributes_are_read_without_a_sweep_of_the_features(
+    kind, algorithm, average
+):
+    """Reading ``intercept_`` (or an ``intercept_*`` accumulator) computes or
+    catches up the intercept's row alone: the same values as the whole state's
+    last row, from a one-row slice (a model of 2**24 features would otherwise
+    sweep them all on every read)."""
+    params = {"normalize_y": True} if kind == "regressor" else {}
+    model, _ = _fitted(kind, algorithm, average=average, **params)
+    # A new round leaves lazy weights behind again.
+    X, y = _problem(None if kind == "regressor" else 2 if kind == "binary" else 4)
+    model.partial_fit(X[:3], y[:3])
+    rows_seen = []
+    # The hooks that catch weights up or average them, spied on this instance.
+    spied = [
+        name for name in ("_catch_up_weights", "_averaged_all") if hasattr(model, name)
+    ]
+    for name in spied:
+        setattr(model, name, _recording_rows(getattr(model, name), rows_seen))
+    names = STATE_SHAPES[algorithm][1]
+    read = {name: np.array(getattr(model, name)) for name in names}
+    assert all(rows == 1 for rows in rows_seen), rows_seen
+    for name in spied:
+        delattr(model, name)
+    served = model._weights_out(model._served_weights()[-1], True)
+    np.testing.assert_array_equal(read["intercept_"], served)
+    state = model._state_for_reading()
+    for name in names[1:]:
+        slot = getattr(type(model), name).slot
+        np.testing.assert_array_equal(read[name], state[-1, slot, :])
+    # Computed when read (averaged, or in the target's units): read-only, so an
+    # in-place write fails instead of changing nothing.
+    if average or kind == "regressor":
+        with pytest.raises(ValueError, match="read-only"):
+            model.intercept_[...] = 0.0
+        with pytest.raises(ValueError, match="read-only"):
+            model.coef_[...] = 0.0
+
+
 @pytest.mark.parametrize("algorithm", ALGORITHMS)
 def test_setting_state_of_the_wrong_shape_or_before_fit_is_an_error(algorithm):
     model, _ = _fitted("binary", algorithm)
