@@ -146,8 +146,11 @@ class _AdaGrad(LazyProximal):
             _raise_if_unrepresentable(failed, "delta = 0")
         elif l1 > 0.0 or l2 > 0.0:
             # The assigned weights are current at round t_ and take their lazy
-            # proximal steps from there on (coef_init: from round 0).
-            _kernels.md_start_lazy(self._kernel_state(), self.t_, eta, delta, l1, l2)
+            # proximal steps from there on (coef_init: from round 0); the others
+            # are brought to t_ first (an intercept assignment caught up the
+            # intercept alone).
+            state = self._state_for_reading()
+            _kernels.md_start_lazy(state, self.t_, eta, delta, l1, l2)
 
     def _catch_up_weights(self, state):
         update, eta, delta, l1, l2 = self._state_parameters

@@ -291,6 +291,11 @@ class OnlineLinearModel(BaseEstimator):
     def _weights_are_lazy(self):
         return False
 
+    def _weights_are_lazily_regularized(self):
+        """Whether idle weights take their proximal steps lazily, from a record
+        of their last round (:mod:`._kernels.lazy`)."""
+        return False
+
     def _with_rule_slots(self, state, n_rule_slots):
         """``state`` with ``n_rule_slots`` slots before the averaging slots (lazy
         bookkeeping that a parameter change turns on or off): its leading rule
@@ -626,16 +631,25 @@ class OnlineLinearModel(BaseEstimator):
     def _choosing(self):
         """Whether the next pass runs the candidates: a new model with parameters
         set to ``"auto"``, or a stream still in its first rows. A stream whose
-        ``"auto"`` parameters were changed (``set_params``) since its candidates
-        started stops choosing: the served candidate goes on, under the values
-        now set."""
+        parameters were changed (``set_params``) since its candidates started
+        stops choosing: the served candidate goes on, under the values now set
+        (the others are not brought to them: each would cost a sweep of its
+        state)."""
         if "_candidate_pool" in vars(self):
-            if self._candidates() == self.candidate_params_:
+            if vars(self).get("_candidate_settings") == self._checked_parameters():
                 return True
             for name in _POOL_NAMES:
                 vars(self).pop(name, None)
+            self._leave_small_pages()
             return False
         return self.t_ == 0 and self._candidates() is not None
+
+    def _leave_small_pages(self):
+        """Give the state the memory NumPy would (see :func:`._state.on_small_pages`)
+        once a stream has chosen: large pages speed up passes that touch most of
+        it."""
+        if is_on_small_pages(self._state):
+            self._state = np.array(self._state)
 
     def _training_attributes(self):
         """A candidate's private attributes, by reference: its own arrays, which
@@ -676,7 +690,10 @@ class OnlineLinearModel(BaseEstimator):
             if result is not None:
                 return result
         pool = vars(self).get("_candidate_pool") or [None] * len(candidates)
-        totals = vars(self).get("_candidate_totals", np.zeros(len(candidates)))
+        # A copy: a model loaded with joblib's mmap_mode="r" has it read-only.
+        totals = np.array(
+            vars(self).get("_candidate_totals", np.zeros(len(candidates)))
+        )
         served = vars(self).get("_served_candidate", 0)
         results, scores_of = {}, {}
         best = None
@@ -723,10 +740,9 @@ class OnlineLinearModel(BaseEstimator):
         if final:
             for name in _POOL_NAMES:
                 vars(self).pop(name, None)
-            if is_on_small_pages(self._state):
-                # The model goes on with the state NumPy would give it.
-                self._state = np.array(self._state)
+            self._leave_small_pages()
         else:
+            self._candidate_settings = self._checked_parameters()
             self._candidate_pool = pool
             self._candidate_totals = totals
             self._candidate_weight = weight
@@ -1150,6 +1166,7 @@ _POOL_NAMES = (
     "_candidate_totals",
     "_candidate_weight",
     "_served_candidate",
+    "_candidate_settings",
 )
 
 

@@ -66,9 +66,11 @@ CLASSIFIER_COEF = """coef_ : ndarray of shape (1, n_features) or (n_classes, n_f
         the rule computes a weight from its accumulators (dual averaging, FTRL,
         coin betting), a weight written in place holds until its feature's next
         update; assigning the whole array (``model.coef_ = ...``) also sets the
-        accumulators, so that the weights persist. With ``average``, ``coef_``
-        and ``intercept_`` are the mean iterates, computed when read and
-        read-only. After :meth:`sparsify`, a scipy CSR matrix of the same shape.
+        accumulators, so that the weights persist. Read-only where idle
+        weights take their ``l1``/``l2`` steps lazily (mirror descent, diagonal
+        ONS with ``l1``): assign the array. With ``average``, ``coef_`` and
+        ``intercept_`` are the mean iterates, computed when read and read-only.
+        After :meth:`sparsify`, a scipy CSR matrix of the same shape.
     intercept_ : ndarray of shape (1,) or (n_classes,)
         Intercepts.
     classes_ : ndarray of shape (n_classes,)
@@ -86,21 +88,24 @@ REGRESSOR_COEF = """coef_ : ndarray of shape (n_features,)
     intercept_ : ndarray of shape (1,)
         Intercept, in the target's units.
     target_offset_ : float
-        The target's weighted mean on the first training call with
-        ``normalize_y``, else 0.
+        With ``normalize_y``, the weighted mean of the targets ``fit`` was given,
+        or, for a stream, of every target it has seen; else 0.
     target_scale_ : float
-        The target's weighted standard deviation on that call (1 if it was
-        constant) with ``normalize_y``, else 1."""
+        With ``normalize_y``, their weighted standard deviation (1 while they
+        are constant); else 1."""
 
 NORMALIZE_Y = """normalize_y : bool, default=True
-        Learn the standardized target ``(y - target_offset_) / target_scale_``,
-        with its weighted mean and standard deviation measured on the first
-        training call (``fit``, or a stream's first ``partial_fit`` batch, which
-        should then hold at least a few dozen rows) and kept for later calls.
-        Steps, ``tol`` and the defaults then mean the same whatever the target's
-        units, and an offset of 10**4 costs nothing; predictions, ``coef_`` and
-        ``intercept_`` are in the target's units, and ``epsilon`` too. Changing it
-        takes effect at the next ``fit`` without ``warm_start``."""
+        Learn the standardized target ``(y - target_offset_) / target_scale_``.
+        ``fit`` measures the weighted mean and standard deviation of its
+        targets and keeps them through its passes. A ``partial_fit`` stream
+        standardizes each row by the running mean and standard deviation of
+        the targets up to it (continuing ``fit``'s), so a stream learns in the
+        same units whether it comes one row at a time or in batches, and a
+        row's progressive prediction never uses its own target. Steps, ``tol``
+        and the defaults then mean the same whatever the target's units, and
+        an offset of 10**4 costs nothing; predictions, ``coef_`` and
+        ``intercept_`` are in the target's units, and ``epsilon`` too. Changing
+        it takes effect at the next ``fit`` without ``warm_start``."""
 
 FIT_ATTRIBUTES = """n_features_in_ : int
         Number of features seen during fit.

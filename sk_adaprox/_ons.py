@@ -284,8 +284,9 @@ class _ONS(LazyProximal):
         matrix, _, gamma, eps, _, l1 = self._state_parameters
         if matrix == "diag" and l1 > 0.0:
             # The assigned weights are current at round t_ and decay from there on
-            # (coef_init: from round 0).
-            state = self._kernel_state()
+            # (coef_init: from round 0); the others are brought to t_ first (an
+            # intercept assignment caught up the intercept alone).
+            state = self._state_for_reading()
             _kernels.diag_start_lazy(state, self.t_, 1.0 / gamma, eps, l1)
         # diag's running |w|^2 decides when to project: recompute it, O(n_features).
         if "_squared_norms" in vars(self):

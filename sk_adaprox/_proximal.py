@@ -21,6 +21,9 @@ class LazyProximal:
     def _weights_are_lazy(self):
         return self._lazy_strengths() is not None or super()._weights_are_lazy()
 
+    def _weights_are_lazily_regularized(self):
+        return self._lazy_strengths() is not None
+
     def _catch_up_weights(self, state):
         l1, l2 = self._lazy_strengths()
         if self._is_averaging():

@@ -1,10 +1,17 @@
 """Regression plumbing shared by every sk_adaprox regressor (one output, real y).
 
 With ``normalize_y`` (the default) a regressor learns the standardized target
-``(y - target_offset_) / target_scale_``, with the offset and scale measured on the
-first call's targets, so that the steps of every algorithm, its ``tol`` and its
-default parameters mean the same whatever the target's units; ``coef_``,
-``intercept_`` and the predictions are mapped back to the target's units.
+``(y - target_offset_) / target_scale_``, so that the steps of every algorithm, its
+``tol`` and its default parameters mean the same whatever the target's units;
+``coef_``, ``intercept_`` and the predictions are mapped back to the target's
+units. ``fit`` measures the offset and scale on its rows and keeps them through
+its passes. A ``partial_fit`` stream keeps the running weighted mean and
+standard deviation of every target it has seen (``_target_moments``, from
+``fit``'s rows on if it continues one): each row is standardized by those of the
+rows up to it, before it is learned, so the units do not depend on how the
+stream is cut into calls, and a row-at-a-time stream learns in the same units
+as one of large batches. A row's progressive prediction uses the units of the
+rows before it, never its own target.
 """
 
 from numbers import Real
@@ -90,6 +97,7 @@ class OnlineRegressorMixin:
         if not keep_state:
             self._start_training(X.shape[1], 1)
             self.target_offset_, self.target_scale_ = units
+            self._target_moments = _moments(y, sample_weight, self.normalize_y)
         self._fit_passes(X, targets, sample_weight, plan, initial_weights)
         return self
 
@@ -122,6 +130,35 @@ class OnlineRegressorMixin:
         self._learn_batch(X, y, None, sample_weight, record_scores=False)
         return self
 
+    def _learn_batch(self, X, y, classes, sample_weight, *, record_scores):
+        # The batch's targets are standardized by the running units (see the
+        # module docstring); recorded scores are mapped to the target's units
+        # with the units before each row.
+        saved = {
+            name: vars(self)[name]
+            for name in ("_target_moments", "target_offset_", "target_scale_")
+            if name in vars(self)
+        }
+        self._units_before_rows = None
+        try:
+            scores = super()._learn_batch(
+                X, y, classes, sample_weight, record_scores=record_scores
+            )
+        except BaseException:
+            # A rejected or diverging batch leaves the units as they were.
+            if saved:
+                vars(self).update(saved)
+            raise
+        finally:
+            units = vars(self).pop("_units_before_rows", None)
+        if scores is not None:
+            if units is None:
+                scores = self._output_scores(scores)
+            else:
+                offsets, scales = units
+                scores = scores * scales[:, None] + offsets[:, None]
+        return scores
+
     @_fit_context(prefer_skip_nested_validation=True)
     def _validated_batch(self, X, y, classes, sample_weight):
         """``(X, y, row_weights)`` after full validation of the parameters and the
@@ -134,11 +171,11 @@ class OnlineRegressorMixin:
             )
             if first_call:
                 self._check_state_size(X.shape[1], 1)
-                units = self._measured_target_units(y, sample_weight)
         if first_call:
             self._start_training(X.shape[1], 1)
-            self.target_offset_, self.target_scale_ = units
-        return X, _standardized(y, self._target_units()), sample_weight
+            self.target_offset_, self.target_scale_ = 0.0, 1.0
+            self._target_moments = _moments(y[:0], sample_weight[:0], self.normalize_y)
+        return X, self._streamed_targets(y, sample_weight), sample_weight
 
     def _streamed_batch(self, X, y, classes, sample_weight):
         """``(X, y, row_weights)`` for a fitted model's batch that passes the
@@ -151,9 +188,33 @@ class OnlineRegressorMixin:
         if batch is None:
             return None
         X, y, sample_weight = batch
-        return X, _standardized(y, self._target_units()), sample_weight
+        return X, self._streamed_targets(y, sample_weight), sample_weight
 
     # -- target units -------------------------------------------------------------
+
+    def _streamed_targets(self, y, sample_weight):
+        """A stream's kernel targets: each row standardized by the running units
+        of the targets up to it, which become the model's units. A model without
+        running moments (``normalize_y=False`` when the stream started, or a
+        pickle from before them) keeps its units."""
+        moments = vars(self).get("_target_moments")
+        if moments is None:
+            return _standardized(y, self._target_units())
+        y = np.asarray(y, dtype=np.float64)
+        offsets, scales, moments = _running_units(y, sample_weight, moments)
+        before = (
+            np.concatenate(([self.target_offset_], offsets[:-1])),
+            np.concatenate(([self.target_scale_], scales[:-1])),
+        )
+        if "_units_before_rows" in vars(self):
+            self._units_before_rows = before
+        self._target_moments = moments
+        if y.shape[0]:
+            self.target_offset_, self.target_scale_ = (
+                float(offsets[-1]),
+                float(scales[-1]),
+            )
+        return (y - offsets) / scales
 
     def _measured_target_units(self, y, sample_weight):
         """``(offset, scale)`` for a new model: the weighted mean and standard
@@ -196,8 +257,9 @@ class OnlineRegressorMixin:
         return (value - offset) / scale if intercept else value / scale
 
     def _predictions_from_scores(self, scores, method):
-        # method is "predict", the one a regressor has
-        return self._output_scores(scores)[:, 0]
+        # method is "predict", the one a regressor has; _learn_batch's recorded
+        # scores are already in the target's units.
+        return scores[:, 0]
 
     def predict(self, X: MatrixLike) -> FloatArray:
         """Predict with the linear model: ``X @ coef_ + intercept_``.
@@ -214,6 +276,46 @@ class OnlineRegressorMixin:
         """
         self._check_fitted()
         return self._linear_scores(X)[:, 0]
+
+
+def _moments(y, sample_weight, normalize_y):
+    """The running moments of a new model's targets ``[sum of weights, weighted
+    mean, weighted sum of squared deviations]`` after ``y``; None without
+    ``normalize_y`` (the stream then learns the raw target)."""
+    if not normalize_y:
+        return None
+    _, _, moments = _running_units(
+        np.asarray(y, dtype=np.float64), sample_weight, np.zeros(3)
+    )
+    return moments
+
+
+def _running_units(y, sample_weight, moments):
+    """``(offsets, scales, moments)``: the weighted mean and standard deviation of
+    the targets up to and including each row of ``y`` (scale 1 while they are
+    constant), continuing ``moments``, and the moments after the last row.
+
+    Sums are taken about the mean so far (or the first target), which keeps
+    them free of the cancellation a large offset would cause."""
+    total, mean, deviations = moments
+    if y.shape[0] == 0:
+        return np.empty(0), np.empty(0), np.array(moments, dtype=np.float64)
+    center = mean if total > 0.0 else float(y[0])
+    shifted = y - center
+    weights = np.cumsum(sample_weight)
+    totals = total + weights
+    first = total * (mean - center) + np.cumsum(sample_weight * shifted)
+    second = deviations + total * (mean - center) ** 2
+    second = second + np.cumsum(sample_weight * shifted * shifted)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        means = np.where(totals > 0.0, center + first / totals, 0.0)
+        squares = np.where(totals > 0.0, second - first * first / totals, 0.0)
+        scales = np.sqrt(np.maximum(squares, 0.0) / totals)
+    scales = np.where(np.isfinite(scales) & (scales > 0.0), scales, 1.0)
+    # No weight yet: the units a new model starts with.
+    offsets = np.where(totals > 0.0, means, 0.0)
+    last = np.array([totals[-1], offsets[-1], max(float(squares[-1]), 0.0)])
+    return offsets, scales, last
 
 
 def _standardized(y, units):

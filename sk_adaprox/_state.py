@@ -16,7 +16,9 @@ Assigning an accumulator (``model.z_ = ...``) recomputes what depends on it, suc
 FTRL's weights; writing into one in place does not. Weights that are computed when
 read (the mean iterates of ``average``, a regressor's weights in the target's
 units) are returned read-only, so that writing into them fails instead of changing
-nothing. The intercept's attributes read its row alone, O(n_outputs).
+nothing; so is ``coef_`` where idle weights take their l1/l2 steps lazily (a weight
+written in place would miss their record: assign the array). The intercept's
+attributes read its row alone, O(n_outputs).
 
 A regressor that learns a standardized target (``normalize_y``) serves ``coef_``
 and ``intercept_`` in the target's units: computed from the weight slot when read
@@ -133,6 +135,11 @@ class StateSlot:
         if computed or value is not view:
             # Computed when read, not a view: writing into it would change
             # nothing, so it is read-only (assign the attribute instead).
+            value.flags.writeable = False
+        elif not self.intercept and estimator._weights_are_lazily_regularized():
+            # A weight written in place would miss the record of its lazy
+            # proximal steps, which assigning the attribute keeps.
+            value = value.view()
             value.flags.writeable = False
         return value
 

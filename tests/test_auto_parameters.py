@@ -3,8 +3,10 @@ setting over the same rows and keeps the one of lowest progressive loss."""
 
 import pickle
 
+import joblib
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from estimators import state_of
 from sklearn.datasets import make_classification
 from sklearn.metrics import roc_auc_score
@@ -19,6 +21,7 @@ from sk_adaprox import (
     progressive_val_predict,
 )
 from sk_adaprox._kernels.common import STATUS_NONFINITE_UPDATE
+from sk_adaprox._state import is_on_small_pages
 from sk_adaprox.datasets import make_rare_features
 
 # Each estimator with its parameters set to "auto", and fixed ones.
@@ -286,6 +289,38 @@ def test_auto_finds_the_l1_that_rare_features_need():
     assert ons.matrix_ == "diag" and ons.chosen_params_ == {"l1": 1e-4}
     assert ons_auc > ons_without_l1_auc + 0.04, (ons_auc, ons_without_l1_auc)
     assert np.count_nonzero(ons.coef_) < 0.5 * np.count_nonzero(ons_without_l1.coef_)
+
+
+def test_a_stream_whose_other_parameters_change_goes_on_with_the_served_candidate():
+    """Any set_params while a stream chooses ends the choice: only the served
+    candidate is brought to the new values (each other one would cost a sweep
+    of its state), and it continues in ordinary memory."""
+    X, y = _problem(n_samples=600)
+    # Wide enough (2**18 columns, most never used) for states on small pages.
+    X = sp.hstack([sp.csr_matrix(X), sp.csr_matrix((600, 2**18))], format="csr")
+    stream = AdaGradClassifier()
+    stream.partial_fit(X[:300], y[:300], classes=[0, 1])
+    assert is_on_small_pages(stream._state)
+    served = dict(stream.chosen_params_)
+    stream.set_params(delta=0.5)
+    stream.partial_fit(X[300:], y[300:])
+    assert "_candidate_pool" not in vars(stream)
+    assert not is_on_small_pages(stream._state)
+    plain = AdaGradClassifier(**served)
+    plain.partial_fit(X[:300], y[:300], classes=[0, 1])
+    plain.set_params(delta=0.5).partial_fit(X[300:], y[300:])
+    np.testing.assert_array_equal(stream.coef_, plain.coef_)
+
+
+def test_a_stream_saved_while_choosing_continues_from_a_read_only_load(tmp_path):
+    X, y = _problem(n_samples=600)
+    stream = FTRLClassifier()
+    stream.partial_fit(X[:300], y[:300], classes=[0, 1])
+    joblib.dump(stream, tmp_path / "stream.joblib")
+    loaded = joblib.load(tmp_path / "stream.joblib", mmap_mode="r")
+    for model in (stream, loaded):
+        model.partial_fit(X[300:], y[300:])
+    np.testing.assert_array_equal(loaded.coef_, stream.coef_)
 
 
 def test_auto_set_after_training_started_is_refused_and_changes_nothing():

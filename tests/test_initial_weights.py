@@ -147,3 +147,22 @@ def test_initial_weights_of_idle_features_take_their_l1_steps_from_round_0(algor
     # The idle weights shrank, by 60 rounds of l1 times their (constant) step.
     assert np.all(np.abs(expected_coef[0, 4:]) < np.abs(coef[0, 4:]))
     np.testing.assert_allclose(model.coef_, expected_coef, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("algorithm", ["adagrad_md", "ons_diag_l1"])
+def test_assigning_the_intercept_keeps_the_pending_l1_steps_of_the_weights(algorithm):
+    """Lazily regularised weights owe their idle rounds' steps until read; an
+    intercept assignment (which reads the intercept alone) must not drop them."""
+    X, y = make_classification(200, 8, n_informative=3, random_state=0)
+    X[100:, 5:] = 0.0  # features 5-7 idle in the last 100 rounds
+    models = [
+        make(algorithm, "binary", l1=0.01, max_iter=1, tol=None, shuffle=False)
+        for _ in range(2)
+    ]
+    for model in models:
+        model.partial_fit(X, y, classes=[0, 1])
+    caught_up = models[0].coef_.copy()  # read, so caught up, before the assignment
+    for model in models:
+        model.intercept_ = np.array([0.5])
+    np.testing.assert_array_equal(models[0].coef_, caught_up)
+    np.testing.assert_array_equal(models[1].coef_, models[0].coef_)

@@ -8,6 +8,8 @@ import pytest
 from estimators import ALGORITHMS, make
 from sklearn.datasets import make_regression
 
+from sk_adaprox import progressive_val_predict
+
 REGRESSION_LOSSES = ["squared_error", "huber", "epsilon_insensitive"]
 
 
@@ -28,12 +30,10 @@ def test_equals_training_on_the_standardized_target(algorithm, loss):
     params = dict(loss=loss, epsilon=30.0, max_iter=3, tol=None, random_state=0)
     normalized = make(algorithm, "regressor", normalize_y=True, **params)
     normalized.fit(X, y, sample_weight=weights)
-    normalized.partial_fit(X[:50], y[:50], sample_weight=weights[:50])
     params["epsilon"] = 30.0 / scale
     plain = make(algorithm, "regressor", normalize_y=False, **params)
     standardized = (y - offset) / scale
     plain.fit(X, standardized, sample_weight=weights)
-    plain.partial_fit(X[:50], standardized[:50], sample_weight=weights[:50])
     assert normalized.target_offset_ == pytest.approx(offset, rel=1e-12)
     assert normalized.target_scale_ == pytest.approx(scale, rel=1e-12)
     assert (plain.target_offset_, plain.target_scale_) == (0.0, 1.0)
@@ -66,17 +66,81 @@ def test_defaults_fit_a_target_with_a_large_offset_and_scale(algorithm):
             assert raw.fit(X, y).score(X, y) < 0.5
 
 
-def test_a_stream_keeps_the_units_of_its_first_batch():
+def _running_standardized(y, weights):
+    """Each target standardized by the weighted mean and standard deviation of
+    the targets up to and including it (scale 1 while they are constant), by a
+    literal loop; and the units after the last."""
+    standardized = []
+    for i in range(y.shape[0]):
+        offset = np.average(y[: i + 1], weights=weights[: i + 1])
+        deviation = y[: i + 1] - offset
+        scale = np.sqrt(np.average(deviation**2, weights=weights[: i + 1]))
+        scale = scale if scale > 1e-9 * abs(offset) else 1.0
+        standardized.append((y[i] - offset) / scale)
+    return np.array(standardized), (offset, scale)
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_a_stream_standardizes_each_row_by_the_running_units(algorithm):
+    """A stream learns each row's target standardized by the running units of
+    the targets up to it: the same model whether it comes one row at a time or
+    in batches, and the one trained on those standardized targets."""
+    X, y, weights = _problem()
+    params = dict(loss="squared_error")
+    cuts = [(0, 1), (1, 2), (2, 50), (50, 300)]
+    streams = [make(algorithm, "regressor", normalize_y=True, **params) for _ in "ab"]
+    for a, b in cuts:
+        streams[0].partial_fit(X[a:b], y[a:b], sample_weight=weights[a:b])
+    for i in range(300):
+        streams[1].partial_fit(
+            X[i : i + 1], y[i : i + 1], sample_weight=weights[i : i + 1]
+        )
+    standardized, (offset, scale) = _running_standardized(y, weights)
+    plain = make(algorithm, "regressor", normalize_y=False, **params)
+    for a, b in cuts:
+        plain.partial_fit(X[a:b], standardized[a:b], sample_weight=weights[a:b])
+    for stream in streams:
+        assert stream.target_offset_ == pytest.approx(offset, rel=1e-12)
+        assert stream.target_scale_ == pytest.approx(scale, rel=1e-9)
+        np.testing.assert_allclose(stream.coef_, scale * plain.coef_, rtol=1e-7)
+        np.testing.assert_allclose(
+            stream.predict(X), scale * plain.predict(X) + offset, rtol=1e-9
+        )
+
+
+def test_progressive_predictions_never_use_the_rows_own_target():
     X, y, _ = _problem()
-    model = make("ftrl", "regressor", normalize_y=True)
-    model.partial_fit(X[:100], y[:100])
+    predicted = progressive_val_predict(
+        make("ftrl", "regressor", normalize_y=True), X, y
+    )
+    # A new model knows nothing before its first row: it predicts 0 there.
+    assert predicted[0] == 0.0
+    changed = y.copy()
+    changed[100] += 1e6
+    again = progressive_val_predict(
+        make("ftrl", "regressor", normalize_y=True), X, changed
+    )
+    np.testing.assert_array_equal(again[:101], predicted[:101])
+    assert again[101] != predicted[101]
+
+
+def test_fit_measures_the_units_and_a_stream_continues_them():
+    X, y, _ = _problem()
+    model = make("ftrl", "regressor", normalize_y=True, max_iter=5, tol=None)
+    model.fit(X[:100], y[:100])
+    assert (model.target_offset_, model.target_scale_) == pytest.approx(
+        (np.mean(y[:100]), np.std(y[:100])), rel=1e-12
+    )
+    model.partial_fit(X[100:], y[100:])
+    assert (model.target_offset_, model.target_scale_) == pytest.approx(
+        (np.mean(y), np.std(y)), rel=1e-12
+    )
     units = (model.target_offset_, model.target_scale_)
-    assert units == (np.mean(y[:100]), np.std(y[:100]))
-    model.partial_fit(X[100:], 3.0 * y[100:])
-    assert (model.target_offset_, model.target_scale_) == units
-    model.set_params(normalize_y=False, warm_start=True).fit(X, y)
+    model.set_params(normalize_y=False, warm_start=True).fit(X, 3.0 * y)
     assert (model.target_offset_, model.target_scale_) == units
     model.set_params(warm_start=False).fit(X, y)
+    assert (model.target_offset_, model.target_scale_) == (0.0, 1.0)
+    model.partial_fit(X, 3.0 * y)  # a model started without normalize_y stays raw
     assert (model.target_offset_, model.target_scale_) == (0.0, 1.0)
 
 

@@ -335,7 +335,8 @@ def diag_start_lazy(state, t, inverse_gamma, eps, l1):
             continue
         state[j, LAST_ROUND, 0] = t
         for k in range(state.shape[2]):
-            step = inverse_gamma / (eps + state[j, SUM_SQ_GRAD, k])
+            # As the pass computes it (_diag_row_update), to the last bit.
+            step = inverse_gamma * (1.0 / (eps + state[j, SUM_SQ_GRAD, k]))
             state[j, IDLE_DECAY, k] = md_idle_decay(step, l1, 0.0)
 
 
