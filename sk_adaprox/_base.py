@@ -632,11 +632,18 @@ class OnlineLinearModel(BaseEstimator):
         """Whether the next pass runs the candidates: a new model with parameters
         set to ``"auto"``, or a stream still in its first rows. A stream whose
         parameters were changed (``set_params``) since its candidates started
-        stops choosing: the served candidate goes on, under the values now set
-        (the others are not brought to them: each would cost a sweep of its
-        state)."""
+        stops choosing if the change reaches the weights' parameters (the
+        grids, or a parameter the served candidate's state was adopted under):
+        the served candidate goes on, under the values now set (the others are
+        not brought to them: each would cost a sweep of its state)."""
         if "_candidate_pool" in vars(self):
-            if vars(self).get("_candidate_settings") == self._checked_parameters():
+            # The served candidate's parameters, as the last call left them (a
+            # stream pickled before they were recorded: as they are now).
+            settings = vars(self).get("_candidate_settings", self._state_parameters)
+            if (
+                self._candidates() == self.candidate_params_
+                and settings == self._state_parameters
+            ):
                 return True
             for name in _POOL_NAMES:
                 vars(self).pop(name, None)
@@ -658,8 +665,14 @@ class OnlineLinearModel(BaseEstimator):
         return {
             name: value
             for name, value in vars(self).items()
-            if name.startswith("_") and name not in _POOL_NAMES
+            if name.startswith("_")
+            and name not in _POOL_NAMES
+            and name not in self._model_attributes
         }
+
+    # Private attributes of the model, not of a candidate: every candidate shares
+    # them (a regressor's running target units).
+    _model_attributes = ()
 
     def _run_candidates(self, X, targets, row_weights, order, row_scores, final):
         """A pass of every candidate setting over the same rows in the same order.
@@ -742,7 +755,7 @@ class OnlineLinearModel(BaseEstimator):
                 vars(self).pop(name, None)
             self._leave_small_pages()
         else:
-            self._candidate_settings = self._checked_parameters()
+            self._candidate_settings = self._state_parameters
             self._candidate_pool = pool
             self._candidate_totals = totals
             self._candidate_weight = weight

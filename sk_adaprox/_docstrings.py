@@ -63,14 +63,16 @@ CLASSIFIER_COEF = """coef_ : ndarray of shape (1, n_features) or (n_classes, n_f
         Weights. Like every state attribute below, a view into the model's one
         state array (each feature's weights and accumulators side by side):
         writing into it changes the model; copy it to keep a snapshot. Where
-        the rule computes a weight from its accumulators (dual averaging, FTRL,
-        coin betting), a weight written in place holds until its feature's next
-        update; assigning the whole array (``model.coef_ = ...``) also sets the
-        accumulators, so that the weights persist. Read-only where idle
-        weights take their ``l1``/``l2`` steps lazily (mirror descent, diagonal
-        ONS with ``l1``): assign the array. With ``average``, ``coef_`` and
-        ``intercept_`` are the mean iterates, computed when read and read-only.
-        After :meth:`sparsify`, a scipy CSR matrix of the same shape.
+        the rule derives a weight from its accumulators (dual averaging, FTRL),
+        a weight written in place holds until its feature's next update;
+        assigning the whole array (``model.coef_ = ...``) also sets the
+        accumulators, so that the weights persist. Read-only where the weights
+        are computed when read or take their ``l1``/``l2`` steps lazily (coin
+        betting's normalised rule, dual averaging or mirror descent with
+        ``l1``/``l2``, diagonal ONS with ``l1``), and with ``average`` (the mean
+        iterates): assign the array instead (``model.coef_ = model.coef_ * 2``,
+        not ``model.coef_ *= 2``). After :meth:`sparsify`, a scipy CSR matrix of
+        the same shape.
     intercept_ : ndarray of shape (1,) or (n_classes,)
         Intercepts.
     classes_ : ndarray of shape (n_classes,)
@@ -88,8 +90,9 @@ REGRESSOR_COEF = """coef_ : ndarray of shape (n_features,)
     intercept_ : ndarray of shape (1,)
         Intercept, in the target's units.
     target_offset_ : float
-        With ``normalize_y``, the weighted mean of the targets ``fit`` was given,
-        or, for a stream, of every target it has seen; else 0.
+        With ``normalize_y``, the weighted mean of the targets ``fit`` was given
+        (without ``warm_start``), and of every target a ``partial_fit`` stream
+        has seen since; else 0.
     target_scale_ : float
         With ``normalize_y``, their weighted standard deviation (1 while they
         are constant); else 1."""
@@ -97,11 +100,14 @@ REGRESSOR_COEF = """coef_ : ndarray of shape (n_features,)
 NORMALIZE_Y = """normalize_y : bool, default=True
         Learn the standardized target ``(y - target_offset_) / target_scale_``.
         ``fit`` measures the weighted mean and standard deviation of its
-        targets and keeps them through its passes. A ``partial_fit`` stream
-        standardizes each row by the running mean and standard deviation of
-        the targets up to it (continuing ``fit``'s), so a stream learns in the
-        same units whether it comes one row at a time or in batches, and a
-        row's progressive prediction never uses its own target. Steps, ``tol``
+        targets and keeps them through its passes (with ``warm_start``, it keeps
+        the model's). A ``partial_fit`` stream standardizes each row by the
+        running mean and standard deviation of the targets up to it (continuing
+        ``fit``'s), so a stream learns in the same units whether it comes one
+        row at a time or in batches, and a row's progressive prediction never
+        uses its own target. (``huber`` and ``epsilon_insensitive`` divide
+        ``epsilon`` by the scale after each call's last row, one value per
+        call: for them a call's rows share that scale.) Steps, ``tol``
         and the defaults then mean the same whatever the target's units, and
         an offset of 10**4 costs nothing; predictions, ``coef_`` and
         ``intercept_`` are in the target's units, and ``epsilon`` too. Changing

@@ -22,6 +22,7 @@ from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ._base import unchanged_on_error
+from ._kernels.targets import running_units
 from ._losses import REGRESSION_LOSSES
 from ._typing import ArrayLike, FloatArray, MatrixLike
 from ._validation import checked_batch
@@ -40,6 +41,10 @@ class OnlineRegressorMixin:
         "epsilon": [Interval(Real, 0, None, closed="left")],
         "normalize_y": ["boolean"],
     }
+
+    # The running target units belong to the model: a stream's "auto" candidates
+    # see the same rows (see OnlineLinearModel._training_attributes).
+    _model_attributes = ("_target_moments", "_units_before_rows", "_recording_units")
 
     @staticmethod
     def _coef_shape(n_features, n_outputs):
@@ -134,23 +139,25 @@ class OnlineRegressorMixin:
         # The batch's targets are standardized by the running units (see the
         # module docstring); recorded scores are mapped to the target's units
         # with the units before each row.
-        saved = {
-            name: vars(self)[name]
+        attributes = vars(self)
+        saved = [
+            (name, attributes[name])
             for name in ("_target_moments", "target_offset_", "target_scale_")
-            if name in vars(self)
-        }
-        self._units_before_rows = None
+            if name in attributes
+        ]
+        if record_scores:
+            self._recording_units = True
         try:
             scores = super()._learn_batch(
                 X, y, classes, sample_weight, record_scores=record_scores
             )
         except BaseException:
             # A rejected or diverging batch leaves the units as they were.
-            if saved:
-                vars(self).update(saved)
+            attributes.update(saved)
             raise
         finally:
-            units = vars(self).pop("_units_before_rows", None)
+            attributes.pop("_recording_units", None)
+            units = attributes.pop("_units_before_rows", None)
         if scores is not None:
             if units is None:
                 scores = self._output_scores(scores)
@@ -202,12 +209,11 @@ class OnlineRegressorMixin:
             return _standardized(y, self._target_units())
         y = np.asarray(y, dtype=np.float64)
         offsets, scales, moments = _running_units(y, sample_weight, moments)
-        before = (
-            np.concatenate(([self.target_offset_], offsets[:-1])),
-            np.concatenate(([self.target_scale_], scales[:-1])),
-        )
-        if "_units_before_rows" in vars(self):
-            self._units_before_rows = before
+        if vars(self).get("_recording_units"):
+            self._units_before_rows = (
+                np.concatenate(([self.target_offset_], offsets[:-1])),
+                np.concatenate(([self.target_scale_], scales[:-1])),
+            )
         self._target_moments = moments
         if y.shape[0]:
             self.target_offset_, self.target_scale_ = (
@@ -279,43 +285,28 @@ class OnlineRegressorMixin:
 
 
 def _moments(y, sample_weight, normalize_y):
-    """The running moments of a new model's targets ``[sum of weights, weighted
-    mean, weighted sum of squared deviations]`` after ``y``; None without
-    ``normalize_y`` (the stream then learns the raw target)."""
+    """The running moments of a new model's targets after ``y``
+    (:func:`._kernels.targets.running_units`); None without ``normalize_y`` (the
+    stream then learns the raw target)."""
     if not normalize_y:
         return None
-    _, _, moments = _running_units(
-        np.asarray(y, dtype=np.float64), sample_weight, np.zeros(3)
-    )
+    _, _, moments = _running_units(y, sample_weight, np.zeros(3))
     return moments
 
 
 def _running_units(y, sample_weight, moments):
-    """``(offsets, scales, moments)``: the weighted mean and standard deviation of
-    the targets up to and including each row of ``y`` (scale 1 while they are
-    constant), continuing ``moments``, and the moments after the last row.
-
-    Sums are taken about the mean so far (or the first target), which keeps
-    them free of the cancellation a large offset would cause."""
-    total, mean, deviations = moments
-    if y.shape[0] == 0:
-        return np.empty(0), np.empty(0), np.array(moments, dtype=np.float64)
-    center = mean if total > 0.0 else float(y[0])
-    shifted = y - center
-    weights = np.cumsum(sample_weight)
-    totals = total + weights
-    first = total * (mean - center) + np.cumsum(sample_weight * shifted)
-    second = deviations + total * (mean - center) ** 2
-    second = second + np.cumsum(sample_weight * shifted * shifted)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        means = np.where(totals > 0.0, center + first / totals, 0.0)
-        squares = np.where(totals > 0.0, second - first * first / totals, 0.0)
-        scales = np.sqrt(np.maximum(squares, 0.0) / totals)
-    scales = np.where(np.isfinite(scales) & (scales > 0.0), scales, 1.0)
-    # No weight yet: the units a new model starts with.
-    offsets = np.where(totals > 0.0, means, 0.0)
-    last = np.array([totals[-1], offsets[-1], max(float(squares[-1]), 0.0)])
-    return offsets, scales, last
+    """``(offsets, scales, moments)``: the units after each row of ``y``,
+    continuing ``moments`` (not modified), and the moments after the last row."""
+    moments = np.array(moments, dtype=np.float64)
+    offsets, scales = np.empty(y.shape[0]), np.empty(y.shape[0])
+    running_units(
+        np.asarray(y, dtype=np.float64),
+        np.asarray(sample_weight, dtype=np.float64),
+        moments,
+        offsets,
+        scales,
+    )
+    return offsets, scales, moments
 
 
 def _standardized(y, units):

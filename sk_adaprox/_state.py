@@ -136,9 +136,13 @@ class StateSlot:
             # Computed when read, not a view: writing into it would change
             # nothing, so it is read-only (assign the attribute instead).
             value.flags.writeable = False
-        elif not self.intercept and estimator._weights_are_lazily_regularized():
-            # A weight written in place would miss the record of its lazy
-            # proximal steps, which assigning the attribute keeps.
+        elif estimator._weights_are_lazy() and (
+            not self.intercept or not estimator._weights_are_lazily_regularized()
+        ):
+            # Lazy weights: a weight written in place would be lost at the next
+            # read (weights computed from accumulators) or miss the record of its
+            # lazy l1/l2 steps; assigning the attribute keeps both right. (The
+            # intercept of lazily regularised weights is stored, never lazy.)
             value = value.view()
             value.flags.writeable = False
         return value
@@ -149,7 +153,9 @@ class StateSlot:
                 f"{self.name} cannot be set on a model that sparsify() reduced to "
                 "its weights; fit a new model instead."
             )
-        view = self._view(estimator)
+        # Every weight caught up, not the intercept's alone: what the assignment
+        # leads to (accumulators set from the weights, decay records) reads them.
+        view = self._view(estimator, whole=True)
         if view is None:
             raise AttributeError(
                 f"{self.name} is a view of the fitted state; fit the model before "
@@ -187,15 +193,16 @@ class StateSlot:
         name = "_served_intercept" if self.intercept else "_served_coef"
         return estimator._weights_out(vars(estimator)[name], self.intercept)
 
-    def _view(self, estimator):
+    def _view(self, estimator, whole=False):
         state = vars(estimator).get("_state")
         if state is None or self.slot >= state.shape[1]:
             return None
         if self.rule is not None and estimator._state_rule() != self.rule:
             return None
-        # Lazy weights are caught up first: a state attribute is never behind. The
-        # intercept is never lazy itself, so its attributes cost O(n_outputs).
-        if self.intercept:
+        # Lazy weights are caught up first: a state attribute is never behind.
+        # Reading the intercept's attributes catches up its row alone, O(n_outputs)
+        # (unless ``whole``).
+        if self.intercept and not whole:
             return estimator._intercept_for_reading()[0, self.slot, :]
         return self._shaped(estimator, estimator._state_for_reading()[:, self.slot, :])
 

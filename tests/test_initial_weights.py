@@ -149,7 +149,7 @@ def test_initial_weights_of_idle_features_take_their_l1_steps_from_round_0(algor
     np.testing.assert_allclose(model.coef_, expected_coef, rtol=1e-9, atol=1e-12)
 
 
-@pytest.mark.parametrize("algorithm", ["adagrad_md", "ons_diag_l1"])
+@pytest.mark.parametrize("algorithm", ["adagrad_md", "adagrad_da", "ons_diag_l1"])
 def test_assigning_the_intercept_keeps_the_pending_l1_steps_of_the_weights(algorithm):
     """Lazily regularised weights owe their idle rounds' steps until read; an
     intercept assignment (which reads the intercept alone) must not drop them."""
@@ -166,3 +166,16 @@ def test_assigning_the_intercept_keeps_the_pending_l1_steps_of_the_weights(algor
         model.intercept_ = np.array([0.5])
     np.testing.assert_array_equal(models[0].coef_, caught_up)
     np.testing.assert_array_equal(models[1].coef_, models[0].coef_)
+
+
+def test_an_assigned_intercept_of_weights_computed_when_read_is_kept():
+    """Coin betting computes its served weights from its accumulators when they
+    are read: an assigned intercept must be what the next read returns."""
+    X, y = make_classification(200, 8, random_state=0)
+    model = make("coin", "binary").partial_fit(X, y, classes=[0, 1])
+    before, intercept = model.decision_function(X[:3]), model.intercept_.copy()
+    model.intercept_ = np.array([5.0])
+    np.testing.assert_array_equal(model.intercept_, [5.0])
+    np.testing.assert_allclose(
+        model.decision_function(X[:3]) - before, 5.0 - intercept[0], rtol=1e-12
+    )

@@ -8,7 +8,7 @@ import pytest
 from estimators import ALGORITHMS, make
 from sklearn.datasets import make_regression
 
-from sk_adaprox import progressive_val_predict
+from sk_adaprox import ONSRegressor, progressive_val_predict
 
 REGRESSION_LOSSES = ["squared_error", "huber", "epsilon_insensitive"]
 
@@ -99,6 +99,11 @@ def test_a_stream_standardizes_each_row_by_the_running_units(algorithm):
     plain = make(algorithm, "regressor", normalize_y=False, **params)
     for a, b in cuts:
         plain.partial_fit(X[a:b], standardized[a:b], sample_weight=weights[a:b])
+    # The units after a row do not depend on how the rows were cut into calls.
+    np.testing.assert_array_equal(
+        streams[0]._target_moments, streams[1]._target_moments
+    )
+    np.testing.assert_array_equal(streams[0].coef_, streams[1].coef_)
     for stream in streams:
         assert stream.target_offset_ == pytest.approx(offset, rel=1e-12)
         assert stream.target_scale_ == pytest.approx(scale, rel=1e-9)
@@ -167,3 +172,34 @@ def test_assigned_weights_are_in_the_targets_units(algorithm):
     model.sparsify()
     np.testing.assert_allclose(model.predict(X), before)
     np.testing.assert_allclose(model.coef_.toarray().ravel(), coef)
+
+
+def test_running_units_keep_their_precision_under_a_large_offset():
+    rng = np.random.default_rng(0)
+    noise = rng.normal(size=1000)
+    weights = rng.uniform(0.0, 2.0, size=1000)
+    weights[:3] = 0.0  # rows of weight 0 before the first weighted one
+    stream = make("adagrad_md", "regressor", normalize_y=True)
+    X = rng.normal(size=(1000, 3))
+    for a in range(0, 1000, 7):
+        stream.partial_fit(X[a : a + 7], 1e9 + noise[a : a + 7], weights[a : a + 7])
+    offset = 1e9 + np.average(noise, weights=weights)
+    scale = np.sqrt(np.cov(noise, aweights=weights, bias=True))
+    assert stream.target_offset_ == pytest.approx(offset, rel=1e-15)
+    assert stream.target_scale_ == pytest.approx(scale, rel=1e-6)
+    assert np.isfinite(stream.coef_).all()
+
+
+def test_a_stream_choosing_among_candidates_counts_every_row_in_its_units():
+    """The running units belong to the model, not to a stream's "auto"
+    candidates: every call's rows count, whichever candidate is served."""
+    X, y, _ = _problem()
+    X = np.hstack([X] * 30)  # 240 features: the diagonal, with l1="auto"
+    models = [ONSRegressor(), ONSRegressor()]
+    for model, size in zip(models, (100, 30), strict=True):
+        for a in range(0, 300, size):
+            progressive_val_predict(model, X[a : a + size], y[a : a + size])
+        assert "_candidate_pool" in vars(model)  # still choosing (1,000 rows)
+        assert model._target_moments[0] == 300.0
+        assert model.target_offset_ == pytest.approx(np.mean(y), rel=1e-12)
+    np.testing.assert_array_equal(models[0].coef_, models[1].coef_)

@@ -140,13 +140,15 @@ def test_writing_coef_changes_the_model(kind, algorithm):
     model, X = _fitted(kind, algorithm)
     new_coef = np.random.default_rng(1).normal(size=model.coef_.shape)
     model.coef_ = new_coef
-    model.intercept_[...] = 0.5
+    model.intercept_ = np.full(model.intercept_.shape, 0.5)
     np.testing.assert_array_equal(model.coef_, new_coef)
     expected = safe_sparse_dot(X, new_coef.T, dense_output=True) + 0.5
     np.testing.assert_allclose(_scores(model, X), expected.squeeze(), rtol=1e-12)
-    if model._weights_are_lazily_regularized():
-        # Idle weights take their l1 steps lazily, from a record that an
-        # in-place write would not set: coef_ is read-only, assign it.
+    if model._weights_are_lazy():
+        # Weights computed from accumulators when read (coin betting's), or
+        # whose idle l1 steps are applied lazily from a record: a weight written
+        # in place would be lost or miss its record, so coef_ is read-only
+        # (assign it, as above).
         with pytest.raises(ValueError, match="read-only"):
             model.coef_[...] = 0.0
         return
