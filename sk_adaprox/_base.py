@@ -645,11 +645,17 @@ class OnlineLinearModel(BaseEstimator):
                 and settings == self._state_parameters
             ):
                 return True
+            self._end_choice()
+            return False
+        return self.t_ == 0 and self._candidates() is not None
+
+    def _end_choice(self):
+        """End a stream's choice among its candidates, if it is choosing: the
+        served candidate, the model's state, goes on alone."""
+        if "_candidate_pool" in vars(self):
             for name in _POOL_NAMES:
                 vars(self).pop(name, None)
             self._leave_small_pages()
-            return False
-        return self.t_ == 0 and self._candidates() is not None
 
     def _leave_small_pages(self):
         """Give the state the memory NumPy would (see :func:`._state.on_small_pages`)

@@ -62,7 +62,9 @@ CLASS_WEIGHT = """class_weight : dict, "balanced" or None, default=None
 CLASSIFIER_COEF = """coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
         Weights. Like every state attribute below, a view into the model's one
         state array (each feature's weights and accumulators side by side):
-        writing into it changes the model; copy it to keep a snapshot. Where
+        writing into it changes the model; copy it to keep a snapshot. Lazily
+        updated weights are brought up to date when the attribute is read, so
+        read it again after training rather than hold the array. Where
         the rule derives a weight from its accumulators (dual averaging, FTRL),
         a weight written in place holds until its feature's next update;
         assigning the whole array (``model.coef_ = ...``) also sets the

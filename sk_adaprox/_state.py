@@ -153,6 +153,9 @@ class StateSlot:
                 f"{self.name} cannot be set on a model that sparsify() reduced to "
                 "its weights; fit a new model instead."
             )
+        # An assignment ends a stream's choice among "auto" candidates: the
+        # served one goes on with the assigned values.
+        estimator._end_choice()
         # Every weight caught up, not the intercept's alone: what the assignment
         # leads to (accumulators set from the weights, decay records) reads them.
         view = self._view(estimator, whole=True)
@@ -199,6 +202,8 @@ class StateSlot:
             return None
         if self.rule is not None and estimator._state_rule() != self.rule:
             return None
+        if whole:
+            estimator._kernel_state()  # writable (a read-only memory map is copied)
         # Lazy weights are caught up first: a state attribute is never behind.
         # Reading the intercept's attributes catches up its row alone, O(n_outputs)
         # (unless ``whole``).

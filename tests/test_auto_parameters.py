@@ -349,3 +349,20 @@ def test_a_stream_whose_auto_parameters_change_goes_on_with_the_served_candidate
     plain.partial_fit(X[:300], y[:300], classes=[0, 1])
     plain.set_params(l1=1e-3).partial_fit(X[300:], y[300:])
     np.testing.assert_array_equal(stream.coef_, plain.coef_)
+
+
+def test_an_assignment_ends_a_streams_choice_and_persists(tmp_path):
+    """Assigning a state attribute while a stream chooses keeps the served
+    candidate, with the assigned values, also after a joblib round trip (which
+    does not keep the model's state and its pool entry as one array) and on a
+    read-only load."""
+    X, y = _problem(n_samples=600)
+    for load in (None, "r"):
+        stream = FTRLClassifier()
+        stream.partial_fit(X[:200], y[:200], classes=[0, 1])
+        joblib.dump(stream, tmp_path / "stream.joblib")
+        loaded = joblib.load(tmp_path / "stream.joblib", mmap_mode=load)
+        loaded.intercept_ = np.array([5.0])
+        assert "_candidate_pool" not in vars(loaded)
+        loaded.partial_fit(X[200:201], y[200:201])
+        assert loaded.intercept_[0] > 4.0
