@@ -93,7 +93,8 @@ class OnlineRegressorMixin:
                 units = self._target_units()
             else:
                 self._check_state_size(X.shape[1], 1)
-                units = self._measured_target_units(y, sample_weight)
+                moments = _moments(y, sample_weight, self.normalize_y)
+                units = _units_after(moments)
             targets = _standardized(y, units)
             plan = self._plan_passes(X, targets, sample_weight, stratify=False)
             initial_weights = self._checked_initial_weights(
@@ -102,7 +103,7 @@ class OnlineRegressorMixin:
         if not keep_state:
             self._start_training(X.shape[1], 1)
             self.target_offset_, self.target_scale_ = units
-            self._target_moments = _moments(y, sample_weight, self.normalize_y)
+            self._target_moments = moments
         self._fit_passes(X, targets, sample_weight, plan, initial_weights)
         return self
 
@@ -222,19 +223,6 @@ class OnlineRegressorMixin:
             )
         return (y - offsets) / scales
 
-    def _measured_target_units(self, y, sample_weight):
-        """``(offset, scale)`` for a new model: the weighted mean and standard
-        deviation of y with ``normalize_y`` (scale 1 where y is constant), else
-        ``(0, 1)``."""
-        if not self.normalize_y or not sample_weight.sum() > 0:
-            return 0.0, 1.0
-        offset = float(np.average(y, weights=sample_weight))
-        with np.errstate(over="ignore"):
-            scale = float(np.sqrt(np.average((y - offset) ** 2, weights=sample_weight)))
-        if not (np.isfinite(scale) and scale > 0.0):
-            scale = 1.0
-        return offset, scale
-
     def _target_units(self):
         """The fitted ``(target_offset_, target_scale_)``; ``(0, 1)`` for a model
         pickled before they existed."""
@@ -292,6 +280,18 @@ def _moments(y, sample_weight, normalize_y):
         return None
     _, _, moments = _running_units(y, sample_weight, np.zeros(3))
     return moments
+
+
+def _units_after(moments):
+    """``(offset, scale)`` after the targets of ``moments`` (their weighted mean
+    and standard deviation, scale 1 while they are constant; ``(0, 1)`` before
+    any weight), or ``(0, 1)`` for None (no ``normalize_y``)."""
+    if moments is None:
+        return 0.0, 1.0
+    offsets, scales = np.empty(1), np.empty(1)
+    # No new row: the units after the rows the moments hold.
+    running_units(np.empty(1), np.zeros(1), np.array(moments), offsets, scales)
+    return float(offsets[0]), float(scales[0])
 
 
 def _running_units(y, sample_weight, moments):
