@@ -651,19 +651,15 @@ class OnlineLinearModel(BaseEstimator):
         return self.t_ == 0 and self._candidates() is not None
 
     def _end_choice(self):
-        """End a stream's choice among its candidates, if it is choosing: the
-        served candidate, the model's state, goes on alone."""
-        if "_candidate_pool" in vars(self):
-            for name in _POOL_NAMES:
-                vars(self).pop(name, None)
-            self._leave_small_pages()
-
-    def _leave_small_pages(self):
-        """Give the state the memory NumPy would (see :func:`._state.on_small_pages`)
-        once a stream has chosen: large pages speed up passes that touch most of
-        it."""
-        if is_on_small_pages(self._state):
-            self._state = np.array(self._state)
+        """End a stream's choice among its candidates, if there is one: the
+        served candidate, the model's state, goes on alone, in the memory NumPy
+        would give it (see :func:`._state.on_small_pages`: large pages speed up
+        passes that touch most of the state)."""
+        for name in _POOL_NAMES:
+            vars(self).pop(name, None)
+        state = vars(self).get("_state")
+        if state is not None and is_on_small_pages(state):
+            self._state = np.array(state)
 
     def _training_attributes(self):
         """A candidate's private attributes, by reference: its own arrays, which
@@ -758,9 +754,7 @@ class OnlineLinearModel(BaseEstimator):
         self.candidate_params_ = candidates
         self.candidate_losses_ = totals / weight if weight > 0 else totals.copy()
         if final:
-            for name in _POOL_NAMES:
-                vars(self).pop(name, None)
-            self._leave_small_pages()
+            self._end_choice()
         else:
             self._candidate_settings = self._state_parameters
             self._candidate_pool = pool
