@@ -44,7 +44,7 @@ from ._kernels.common import (
     weighted_loss_sum,
 )
 from ._kernels.sparse import csr_has_duplicate_indices, linear_scores
-from ._losses import LOSS_CODES
+from ._losses import LOSS_CODES, baseline_loss
 from ._state import (
     StateSlot,
     _is_sparsified,
@@ -53,6 +53,7 @@ from ._state import (
     on_small_pages,
 )
 from ._validation import checked_X, dense_to_csr
+from .exceptions import PoorFitWarning
 
 
 class OnlineLinearModel(BaseEstimator):
@@ -1085,9 +1086,14 @@ class OnlineLinearModel(BaseEstimator):
         self._check_training_state()
         n_rows = X.shape[0] if rows is None else rows.shape[0]
         visited_weights = row_weights if rows is None else row_weights[rows]
-        # The mean loss is monitored (tol over several passes, validation) or
-        # reported (verbose); a stream's one pass needs neither, nor this sum.
-        needs_mean = bool(self.verbose) or (self.tol is not None and max_passes > 1)
+        # The mean loss is monitored (tol over several passes, validation),
+        # reported (verbose) or held against a model without features (fit); a
+        # stream's one pass needs none of them, nor this sum.
+        needs_mean = (
+            bool(self.verbose)
+            or (self.tol is not None and max_passes > 1)
+            or not streaming
+        )
         weight_total = (
             float(visited_weights.sum()) * self._state.shape[2] if needs_mean else 0.0
         )
@@ -1158,6 +1164,10 @@ class OnlineLinearModel(BaseEstimator):
             self.validation_losses_ = np.asarray(validation_losses)
             if best_pass != self.n_iter_:
                 vars(self).update(best_snapshot)
+        if not streaming:
+            self._warn_if_worse_than_baseline(
+                mean_loss, targets if rows is None else targets[rows], visited_weights
+            )
         if max_passes > 1 and self.tol is not None and not converged:
             warnings.warn(
                 "Maximum number of passes (max_iter) reached before the "
@@ -1166,6 +1176,33 @@ class OnlineLinearModel(BaseEstimator):
                 ConvergenceWarning,
                 stacklevel=3,
             )
+
+    def _warn_if_worse_than_baseline(self, mean_loss, targets, row_weights):
+        """Warn (:class:`PoorFitWarning`) when the last pass's mean training loss
+        is above that of the best model without features (the intercept alone),
+        which a model that learned anything beats."""
+        baseline = baseline_loss(
+            self.loss,
+            self._loss_epsilon(),
+            targets,
+            row_weights,
+            self._state.shape[2],
+            bool(self.fit_intercept),
+        )
+        if not mean_loss > baseline * (1.0 + _BASELINE_MARGIN):
+            return
+        model = "the intercept alone" if self.fit_intercept else "a score of 0"
+        warnings.warn(
+            f"The training loss of the last pass ({mean_loss:.6g}, the mean over its "
+            f"rows) is above that of {model} ({baseline:.6g}): the model predicts "
+            "the training data worse than a model without features. Its steps "
+            "are likely too large for the features' scale: scale the features "
+            "(StandardScaler, or MaxAbsScaler for sparse data) or use a "
+            f"{self._smaller_steps} {self._step_size_name} (now "
+            f"{getattr(self, self._step_size_name)!r}).",
+            PoorFitWarning,
+            stacklevel=4,
+        )
 
     def _divergence_error(self, status, row, n_pass):
         what = "score" if status == STATUS_NONFINITE_SCORE else "update"
@@ -1177,6 +1214,12 @@ class OnlineLinearModel(BaseEstimator):
             f"{getattr(self, step)!r}) or "
             "scale the features (StandardScaler, or MaxAbsScaler for sparse data)."
         )
+
+
+# How far above the baseline's loss (relatively) the last pass's may be before fit
+# warns: on data without signal a model's progressive loss is about the
+# baseline's, a little above it (1 % is an R^2 of -0.01 for squared error).
+_BASELINE_MARGIN = 0.01
 
 
 # What a stream choosing among "auto" candidates keeps between calls.

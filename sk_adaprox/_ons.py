@@ -1,4 +1,4 @@
-"""Online Newton Step estimators (Hazan, Agarwal & Kale 2007; ALGORITHMS.md §3)."""
+"""Online Newton Step estimators (Hazan, Agarwal & Kale 2007; docs/ons.md)."""
 
 import functools
 import math
@@ -29,12 +29,14 @@ from ._regression import OnlineRegressorMixin
 from ._state import StateSlot
 from ._typing import RandomStateLike
 
-# Fitted arrays that are not per-coordinate, by the matrix variant that has them.
+# Fitted arrays that are not per-coordinate, by the matrix variant that has them;
+# every variant also has the running scale's sums, ``_scale_sums``.
 _MATRIX_ARRAYS = {
     "full": ("_a_inv",),
     "diag": ("_squared_norms",),
     "sketch": ("_sketch", "_sketch_gram_inverse", "_sketch_rows"),
 }
+_SCALE_SUMS = "_scale_sums"
 
 # matrix="auto" keeps A^-1 while all outputs' matrices fit in this many bytes (up to
 # 180 features for one output): A^-1 then stays in a core's L2 cache and a row costs
@@ -65,10 +67,13 @@ def _blas_threads():
 class _ONS(LazyProximal):
     """The Online Newton Step: its parameters, state and kernel calls.
 
-    ``"diag"`` keeps A's diagonal in the state array (slot ``SUM_SQ_GRAD``, G, with
-    A = eps + G), plus each output's squared weight norm (``_squared_norms``) for the
-    projection. ``"full"`` keeps A^{-1} in ``_a_inv``, shape (K, d + 1, d + 1);
-    ``"sketch"`` its sketch ``_sketch`` (K, 2m, d + 1), H = (eps I + S S^T)^{-1} in
+    Every variant keeps the sums of the running scale m (``_scale_sums``, see
+    :func:`._kernels.ons.scale_with_row`) and learns in the units of the features
+    divided by sqrt(m). ``"diag"`` keeps A's diagonal in the state array (slot
+    ``SUM_SQ_GRAD``, G, with A = eps m + G), plus each output's squared weight
+    norm (``_squared_norms``) for the projection. ``"full"`` keeps A^{-1} (in the
+    normalized units) in ``_a_inv``, shape (K, d + 1, d + 1); ``"sketch"`` its
+    sketch ``_sketch`` (K, 2m, d + 1), H = (eps I + S S^T)^{-1} in
     ``_sketch_gram_inverse`` (K, 2m, 2m) and the sketch rows in use per output,
     ``_sketch_rows``. The weights are the state's ``WEIGHT`` slot in all three.
     ``"diag"`` with ``l1`` > 0 also has the lazy bookkeeping slots of
@@ -223,9 +228,10 @@ class _ONS(LazyProximal):
         matrix, sketch_size, gamma, eps, radius, l1 = new
         n_outputs, size = state.shape[2], state.shape[0]
         if old is None:
-            for names in _MATRIX_ARRAYS.values():
-                for name in names:
-                    vars(self).pop(name, None)
+            self._drop_matrix_arrays()
+            # The weighted sum of squared non-zero feature values and of their
+            # weights: the running scale m (_kernels.ons.scale_with_row).
+            self._scale_sums = np.zeros(2)
             if matrix == "full":
                 self._a_inv = np.zeros((n_outputs, size, size))
                 diagonal = np.arange(size)
@@ -276,7 +282,7 @@ class _ONS(LazyProximal):
                     _lazy.md_catch_up_all(state, self.t_, old_l1, 0.0)
                 state = self._with_rule_slots(state, 4 if l1 > 0.0 else 2)
                 if l1 > 0.0:
-                    _kernels.diag_start_lazy(state, self.t_, 1.0 / gamma, eps, l1)
+                    self._start_lazy(state, gamma, eps, l1)
             if lazy_changed or radius != old[4]:
                 _kernels.squared_norms(state, self._writable("_squared_norms"))
 
@@ -286,17 +292,34 @@ class _ONS(LazyProximal):
             # The assigned weights are current at round t_ and decay from there on
             # (coef_init: from round 0); the others are brought to t_ first (an
             # intercept assignment caught up the intercept alone).
-            state = self._state_for_reading()
-            _kernels.diag_start_lazy(state, self.t_, 1.0 / gamma, eps, l1)
+            self._start_lazy(self._state_for_reading(), gamma, eps, l1)
         # diag's running |w|^2 decides when to project: recompute it, O(n_features).
         if "_squared_norms" in vars(self):
             _kernels.squared_norms(self._state, self._writable("_squared_norms"))
 
-    def _drop_training_state(self):
-        super()._drop_training_state()
-        for names in _MATRIX_ARRAYS.values():
+    def _start_lazy(self, state, gamma, eps, l1):
+        """Record every feature's idle decay at round ``t_``, under the running
+        scale as it is now (as the pass records it when a feature is updated)."""
+        root = self._root_scale()
+        _kernels.diag_start_lazy(state, self.t_, 1.0 / gamma, eps * root**2, l1 * root)
+
+    def _root_scale(self):
+        return _kernels.root_scale(*self._scale_sums)
+
+    @property
+    def feature_scale_(self):
+        """The running scale m; see the class's Attributes."""
+        self._check_fitted()
+        return self._root_scale() ** 2
+
+    def _drop_matrix_arrays(self):
+        for names in (*_MATRIX_ARRAYS.values(), (_SCALE_SUMS,)):
             for name in names:
                 vars(self).pop(name, None)
+
+    def _drop_training_state(self):
+        super()._drop_training_state()
+        self._drop_matrix_arrays()
 
     def _run_pass(self, X, targets, row_weights, order, row_scores):
         matrix, _, gamma, eps, radius, l1 = self._state_parameters
@@ -310,6 +333,7 @@ class _ONS(LazyProximal):
                 *rows,
                 state,
                 self._writable("_a_inv"),
+                self._writable(_SCALE_SUMS),
                 row_scores,
                 *loss,
                 1.0 / gamma,
@@ -328,6 +352,7 @@ class _ONS(LazyProximal):
                     self._writable("_sketch"),
                     self._writable("_sketch_gram_inverse"),
                     self._writable("_sketch_rows"),
+                    self._writable(_SCALE_SUMS),
                     row_scores,
                     *loss,
                     1.0 / gamma,
@@ -340,6 +365,7 @@ class _ONS(LazyProximal):
             *rows,
             state,
             self._writable("_squared_norms"),
+            self._writable(_SCALE_SUMS),
             row_scores,
             *loss,
             1.0 / gamma,
@@ -368,26 +394,33 @@ _ONS_PARAMETERS = f"""matrix : {{"auto", "full", "diag", "sketch"}}, default="au
         two reach the same scores (docs/ons.md).
     gamma : float, default=0.1
         Step parameter, > 0: the step is ``(1 / gamma) A^-1 g``, so a *larger*
-        gamma takes smaller steps.
+        gamma takes smaller steps. With ``"diag"`` and ``"sketch"``, a loss of
+        the residual takes the importance-invariant step along the same
+        direction, which never carries a row's score past its target.
     eps : float, default=100.0
-        A starts as ``eps * I``, > 0. It bounds every step by
-        ``sqrt(s) / (gamma * sqrt(eps))`` (s the row's weight) and damps the first
-        steps. The defaults ``gamma=0.1, eps=100`` were chosen on standardized
-        data (docs/ons.md, "Choosing the defaults").
+        A starts as ``eps * I`` in the units of the features' scale (``eps *
+        feature_scale_`` on each feature, ``eps`` on the intercept), > 0, so the
+        model does not depend on the units of the features. It bounds every
+        step by ``sqrt(s) / (gamma * sqrt(eps))`` in those units (s the row's
+        weight) and damps the first steps. The defaults ``gamma=0.1, eps=100``
+        were chosen on standardized data (docs/ons.md, "Choosing the
+        defaults").
     l1 : float or "auto", default="auto"
         L1 regularisation strength, >= 0, for ``matrix="diag"``: the step is then
         composite in the norm of A, and each round also takes
-        ``l1 / (gamma * A_ii)`` off every feature weight's magnitude (to zero,
-        not past it; the intercept is not regularised). Like ``alpha`` in
+        ``l1 * sqrt(feature_scale_) / (gamma * A_ii)`` off every feature weight's
+        magnitude (to zero, not past it; the intercept is not regularised): the
+        penalty weighs the weights in the units of the features. Like ``alpha`` in
         SGDClassifier it weighs the *mean* training loss, and it makes the model
         sparse. ``"auto"`` tries 0, 1e-6, 1e-5 and 1e-4 in the first pass and
         keeps the one of lowest progressive loss (``chosen_params_``); with the
         full or sketched matrix, which have no l1 step, it means 0. An ``l1`` set
         > 0 makes ``matrix="auto"`` the diagonal.
     radius : float or None, default=None
-        If set, the weights (the intercept included) are kept in the ball
-        ``|w| <= radius`` by the generalized projection of ALGORITHMS.md §3, in
-        the norm of A, whenever a step leaves it. It costs a 1-D root find: with
+        If set, the weights in the units of the features (``coef_`` times
+        ``sqrt(feature_scale_)``, and the intercept) are kept in the ball of this
+        radius by the generalized projection in the norm of A (docs/ons.md, "The
+        projection"), whenever a step leaves it. It costs a 1-D root find: with
         ``"full"`` after one eigendecomposition of A^-1, O(n_features^3); with
         ``"diag"`` O(n_features) per projected row (rows whose step stays inside
         cost their non-zeros; with ``l1``, whose idle shrinks the running norm
@@ -405,20 +438,28 @@ _ONS_PARAMETERS = f"""matrix : {{"auto", "full", "diag", "sketch"}}, default="au
 
 _ONS_ATTRIBUTES = f"""matrix_ : {{"full", "diag", "sketch"}}
         The variant in use: ``matrix``, with ``"auto"`` resolved.
+    feature_scale_ : float
+        m, the mean square of the non-zero feature values trained on, each
+        weighted by its row's weight (1 before any): the model learns on the
+        features divided by ``sqrt(m)``.
     A_inv_ : ndarray of shape (n_features + 1, n_features + 1) \
 (regressor) or (n_outputs, n_features + 1, n_features + 1)
-        ``matrix="full"``: the inverse of A. Index ``n_features`` (the last) is the
+        ``matrix="full"``: the inverse of A, in the units of the features divided
+        by ``sqrt(feature_scale_)``. Index ``n_features`` (the last) is the
         intercept's coordinate (inert, ``1 / eps`` on the diagonal, when
         ``fit_intercept=False``). A view of the model's matrix.
     sum_sq_grad_ : ndarray, same shape as ``coef_``
         ``matrix="diag"``: each feature's sum of squared gradients G; A's
-        diagonal is ``eps + G``.
+        diagonal is ``eps * feature_scale_ + G`` (``eps + G`` for the
+        intercept).
     intercept_sum_sq_grad_ : ndarray of shape (n_outputs,)
         ``matrix="diag"``: G of the intercept.
     S_ : ndarray of shape (2 * sketch_size, n_features + 1) (regressor) or \
 (n_outputs, 2 * sketch_size, n_features + 1)
-        ``matrix="sketch"``: the Frequent Directions sketch; A is approximated by
-        ``eps * I + S_.T @ S_``. Rows not in use are zero.
+        ``matrix="sketch"``: the Frequent Directions sketch of the gradients in
+        the units of the features divided by ``sqrt(feature_scale_)``; A is
+        approximated by ``eps * I + S_.T @ S_`` in those units. Rows not in use
+        are zero.
     H_ : ndarray of shape (2 * sketch_size, 2 * sketch_size) (regressor) or \
 (n_outputs, 2 * sketch_size, 2 * sketch_size)
         ``matrix="sketch"``: ``inv(eps * I + S_ @ S_.T)``, through which the
@@ -428,7 +469,12 @@ _ONS_ATTRIBUTES = f"""matrix_ : {{"full", "diag", "sketch"}}
 
 _NOTES = """A round with gradient g (the loss derivative times the row, and 1 for
     the intercept) does ``A += g g^T``, ``w -= (1/gamma) A^-1 g``, then projects
-    onto the ball if ``radius`` is set (ALGORITHMS.md §3). For a loss that is
+    onto the ball if ``radius`` is set, in the units of the features divided by
+    the root of their running mean square (``feature_scale_``): multiplying the
+    features by a constant changes no prediction. With ``"diag"`` and
+    ``"sketch"`` a loss of the residual follows its gradient flow along
+    ``A^-1 x`` for the step's length instead (Karampatziakis & Langford 2011),
+    which never carries a row's score past its target. For a loss that is
     alpha-exp-concave and G-Lipschitz on a ball of diameter D, the theory sets
     ``gamma = min(1 / (4 G D), alpha) / 2`` and ``eps = 1 / (gamma D)^2`` and
     bounds the regret by O((n_features / gamma) log T). Those values are tiny steps
@@ -439,10 +485,14 @@ _NOTES = """A round with gradient g (the loss derivative times the row, and 1 fo
     ``sample_weight`` s is an importance weight: it adds ``s h h^T`` to A (h the
     unweighted gradient), as s copies of the row would. Changing
     ``eps`` between :meth:`partial_fit` calls shifts A by the difference (O(d^3)
-    for ``"full"``); ``gamma`` and ``radius`` apply from the next row on."""
+    for ``"full"``); ``gamma`` and ``radius`` apply from the next row on
+    (docs/ons.md)."""
 
 _REFERENCES = """E. Hazan, A. Agarwal and S. Kale. Logarithmic regret algorithms for
     online convex optimization. Machine Learning 69, 2007.
+
+    N. Karampatziakis and J. Langford. Online importance weight aware updates.
+    UAI 2011.
 
     H. Luo, A. Agarwal, N. Cesa-Bianchi and J. Langford. Efficient second order
     online learning by sketching. NeurIPS 2016."""

@@ -12,11 +12,26 @@ This module is a test helper, not a test file.  It implements the update of
 - the generalized projection finds mu >= 0 with ||(A + mu I)^{-1} A w'|| = radius
   by ``scipy.optimize.brentq`` on explicit linear solves (no eigendecomposition);
 - with ``l1`` ("diag" only) every round's step is composite in the norm of A,
-  argmin_w g.w + gamma/2 |w - w_t|_A^2 + l1 |w|_1 (features only), which for a
-  diagonal A is the soft threshold of w' at l1 / (gamma A_ii), applied to every
-  feature every round (no lazy form), before the projection; for a diagonal A
-  that order gives the exact minimiser over the ball (the KKT conditions of both
-  terms scale each coordinate by A_ii / (A_ii + mu)).
+  argmin_w g.w + gamma/2 |w - w_t|_A^2 + l1 sqrt(m) |w|_1 (features only), which
+  for a diagonal A is the soft threshold of w' at l1 sqrt(m) / (gamma A_ii),
+  applied to every feature every round (no lazy form), before the projection;
+  for a diagonal A that order gives the exact minimiser over the ball (the KKT
+  conditions of both terms scale each coordinate by A_ii / (A_ii + mu)). A
+  feature that the row does not have keeps the threshold of the last row that
+  had it (A_ii and m as they were then: docs/ons.md, "l1").
+
+The features' scale (docs/ons.md, "The features' scale"): m is the running
+weighted mean of the squared non-zero feature values, the row's own included
+(1 before any), and N = diag(sqrt(m), ..., sqrt(m), 1) (the intercept last).
+"full" and "sketch" keep A in normalized coordinates, A^ = eps I + sum h^ h^^T
+with h^ = N^{-1} h at the round h came (the explicit ``A``); the model's matrix
+is N A^ N. "diag" keeps the raw G (``A`` holds eps I + diag(G), A at m = 1) and
+its matrix is diag(eps m + G_features, eps + G_intercept); a round's step takes
+that diagonal before the round plus the round's h h^T, exactly. The step is
+w' = w - u A^{-1} x~ with u = c / gamma (the linear step), or, for "diag" and
+"sketch" with a loss of the residual, u from the loss's gradient flow for a
+time s / gamma along that direction (``flow_multiplier``). The ball bounds the
+normalized weights N w, in the norm of the normalized matrix.
 
 Coordinates: x~ = [x, 1] with an intercept, [x, 0] without (length d + 1); index d
 (the last) is the intercept.  The losses, their derivatives and the one-vs-rest
@@ -44,6 +59,7 @@ __all__ = [
     "coef_and_intercept",
     "fd_insert",
     "fd_shrink",
+    "flow_multiplier",
     "generalized_projection",
     "initial_state",
     "loss_derivative",
@@ -94,6 +110,38 @@ def generalized_projection(A, w_prime, radius):
     mu_hi = 2.0 * float(np.linalg.norm(Aw)) / radius
     mu = brentq(f, 0.0, mu_hi, xtol=1e-300, rtol=4 * np.finfo(float).eps, maxiter=2000)
     return w_of(mu), float(mu)
+
+
+# ---------------------------------------------------------------------------
+# The importance-invariant step of the losses of the residual
+# ---------------------------------------------------------------------------
+
+
+def flow_multiplier(loss, score, target, T, q, epsilon):
+    """u such that w -= u v moves the score p = w.x by -u q along the gradient
+    flow dp/dtau = -q l'(p) for tau in [0, T] (Karampatziakis & Langford 2011),
+    for the losses of the residual r = p - y; T l'(p) (the linear step) for the
+    others. Closed forms: squared error r(T) = r e^{-qT}; epsilon-insensitive
+    |r| falls at rate 1 to epsilon; Huber |r| falls at rate epsilon to epsilon,
+    then as squared error."""
+    slope = loss_derivative(loss, score, target, epsilon)
+    if loss not in REGRESSOR_LOSSES or slope == 0.0 or q <= 0.0:
+        return T * slope
+    r = score - target
+    a = abs(r)
+    if loss == "squared_error":
+        end = a * math.exp(-q * T)
+    elif loss == "epsilon_insensitive":
+        end = max(a - q * T, epsilon)
+    elif a <= epsilon:
+        end = a * math.exp(-q * T)
+    else:
+        t_knee = (a - epsilon) / (q * epsilon)
+        if T <= t_knee:
+            end = a - q * epsilon * T
+        else:
+            end = epsilon * math.exp(-q * (T - t_knee))
+    return math.copysign(a - end, r) / q
 
 
 # ---------------------------------------------------------------------------
@@ -159,6 +207,11 @@ def initial_state(n_outputs, n_features, matrix, eps, sketch_size=None):
         "w": np.zeros((K, D)),
         "A": np.array([float(eps) * np.eye(D) for _ in range(K)]).reshape(K, D, D),
         "projections": np.zeros(K, dtype=np.int64),
+        # m's sums: the weighted sum of squared non-zero values, of their weights.
+        "scale_sums": np.zeros(2),
+        # "diag" with l1: each feature's threshold of its last row (K, d); NaN
+        # until recorded (a call starts by recording the current one there).
+        "thresholds": np.full((K, D - 1), np.nan),
     }
     if matrix == "sketch":
         m = int(sketch_size)
@@ -238,9 +291,12 @@ def reference_ons(
         fit_intercept.
     trace : list, optional
         If given, one dict per (round, output) that was updated (c != 0) is
-        appended: ``row``, ``k``, ``c``, ``g``, ``h`` (A gained h h^T), ``A``
-        (after the update), ``w_prime``, ``mu`` (None when the step stayed in the
-        ball or there is no radius), ``w``, and for "sketch" ``shrunk``.
+        appended: ``row``, ``k``, ``c``, ``g``, ``h`` (A gained h h^T), ``h_hat``
+        (N^{-1} h), ``A`` (the model's matrix after the update, in normalized
+        coordinates), ``root`` (sqrt(m)), ``u`` (the step's multiplier),
+        ``w_prime`` and ``w`` (and normalized, ``w_prime_hat`` and ``w_hat``),
+        ``mu`` (None when the step stayed in the ball or there is no radius), and
+        for "sketch" ``shrunk``.
 
     Returns
     -------
@@ -282,6 +338,16 @@ def reference_ons(
         raise ValueError("fit_intercept=False with a state whose intercept != 0")
     D = d + 1
 
+    if l1 > 0.0:
+        # Features without a recorded threshold (never in a row, their weights
+        # given) shrink at the one of the state the call starts from.
+        total, total_weight = st["scale_sums"]
+        scale = total / total_weight if total > 0.0 and total_weight > 0.0 else 1.0
+        G = np.diagonal(A, axis1=1, axis2=2)[:, :d] - eps
+        now = l1 * math.sqrt(scale) / (gamma * (eps * scale + G))
+        unset = np.isnan(st["thresholds"])
+        st["thresholds"][unset] = now[unset]
+
     loss_sum = 0.0
     for i in order:
         # 1. x~ = [x, 1] or [x, 0].
@@ -290,49 +356,80 @@ def reference_ons(
         ys = binary_targets(targets[i], K)
         # 2. Every output's score before any update.
         p = np.array([W[k] @ x_t for k in range(K)])
+        # 3. The running scale m, with this row's non-zero features.
+        nonzero = X[i][X[i] != 0.0]
+        if s > 0.0:
+            st["scale_sums"] += [s * float(np.sum(nonzero**2)), s * nonzero.size]
+        total, total_weight = st["scale_sums"]
+        scale = total / total_weight if total > 0.0 and total_weight > 0.0 else 1.0
+        N = np.append(np.full(d, math.sqrt(scale)), 1.0)
         for k in range(K):
             loss_sum += s * loss_value(loss, p[k], ys[k], epsilon)
-            # 3. c = s dl/dp, g = c x~; c == 0 leaves output k untouched.
+            # 4. c = s dl/dp, g = c x~; c == 0 leaves output k untouched.
             c = s * loss_derivative(loss, p[k], ys[k], epsilon)
             learns = c != 0.0 and x_t.any()
             if not learns and l1 == 0.0:  # no gradient: nothing to learn
                 continue
             g = c * x_t
-            # 4. The matrix, with the row's weight as an importance weight: a row
+            # 5. The matrix, with the row's weight as an importance weight: a row
             # of weight s adds s (dl/dp x~)(dl/dp x~)^T = g g^T / s, as s rows would,
-            # not g g^T (docs/ons.md, "Sample weights"). h h^T = g g^T / s.
+            # not g g^T (docs/ons.md, "Sample weights"). h h^T = g g^T / s; "full"
+            # and "sketch" take it normalized, h^ = N^{-1} h.
             h = g / np.sqrt(s) if learns else np.zeros(D)
+            h_hat = h / N
             shrunk = None
             if not learns:
                 pass  # only l1's proximal step
             elif matrix == "full":
-                A[k] = A[k] + np.outer(h, h)
+                A[k] = A[k] + np.outer(h_hat, h_hat)
             elif matrix == "diag":
                 A[k] = A[k] + np.diag(h * h)
             else:
                 st["S"][k], st["fill"][k], shrunk = fd_insert(
-                    st["S"][k], st["fill"][k], h, m
+                    st["S"][k], st["fill"][k], h_hat, m
                 )
                 st["shrinks"][k] += shrunk
                 A[k] = eps * np.eye(D) + st["S"][k].T @ st["S"][k]
-            # 5. The Newton step with the updated A.
-            w_prime = W[k] - np.linalg.solve(A[k], g) / gamma
+            # The model's matrix, and the one in normalized coordinates. The
+            # diagonal's: diag(eps m + G, eps + G_intercept) with this row's G; its
+            # step's: the diagonal before the row plus the row's h h^T exactly.
+            if matrix == "diag":
+                G = np.diag(A[k]) - eps
+                offsets = np.append(np.full(d, eps * scale), eps)
+                model_A = np.diag(offsets + G)
+                step_A = np.diag(offsets + G - h * h) + np.outer(h, h)
+            else:
+                model_A = step_A = N[:, None] * A[k] * N[None, :]
+            A_hat = model_A / N[:, None] / N[None, :]
+            # 6. The step along A^{-1} x~.
+            direction = np.linalg.solve(step_A, x_t)
+            T = s / gamma
+            if matrix != "full" and learns:
+                u = flow_multiplier(loss, p[k], ys[k], T, x_t @ direction, epsilon)
+            else:
+                u = c / gamma
+            w_prime = W[k] - u * direction
             if l1 > 0.0:
                 # The composite step's proximal part: soft thresholds of
-                # l1 / (gamma A_ii) on the features, none on the intercept.
-                thresholds = l1 / (gamma * np.diag(A[k]))
-                thresholds[d] = 0.0
+                # l1 sqrt(m) / (gamma A_ii) on the features the row has, the
+                # recorded ones on the others, none on the intercept.
+                has = X[i] != 0.0
+                st["thresholds"][k, has] = (
+                    l1 * math.sqrt(scale) / (gamma * np.diag(model_A)[:d][has])
+                )
+                thresholds = np.append(st["thresholds"][k], 0.0)
                 w_prime = np.sign(w_prime) * np.maximum(
                     np.abs(w_prime) - thresholds, 0.0
                 )
-            # 6. The generalized projection (after a gradient step only: the
-            # proximal step alone only shrinks).
+            # 7. The generalized projection of the normalized weights (after a
+            # gradient step only: the proximal step alone only shrinks).
             mu = None
-            if learns and radius is not None and np.linalg.norm(w_prime) > radius:
-                W[k], mu = generalized_projection(A[k], w_prime, radius)
+            w_prime_hat = N * w_prime
+            w_hat = w_prime_hat
+            if learns and radius is not None and np.linalg.norm(w_prime_hat) > radius:
+                w_hat, mu = generalized_projection(A_hat, w_prime_hat, radius)
                 st["projections"][k] += 1
-            else:
-                W[k] = w_prime
+            W[k] = w_prime if mu is None else w_hat / N
             if trace is not None:
                 record = dict(
                     row=i,
@@ -340,10 +437,15 @@ def reference_ons(
                     c=c,
                     g=g.copy(),
                     h=h.copy(),
-                    A=A[k].copy(),
+                    h_hat=h_hat.copy(),
+                    A=A_hat.copy(),
+                    root=math.sqrt(scale),
+                    u=u,
                     w_prime=w_prime.copy(),
+                    w_prime_hat=w_prime_hat.copy(),
                     mu=mu,
                     w=W[k].copy(),
+                    w_hat=w_hat.copy(),
                 )
                 if matrix == "sketch":
                     record["shrunk"] = shrunk

@@ -16,6 +16,7 @@ import pytest
 
 import sk_adaprox
 import sk_adaprox.datasets
+import sk_adaprox.exceptions
 
 docscrape = pytest.importorskip(
     "numpydoc.docscrape", reason='numpydoc comes with pip install ".[test]"'
@@ -26,11 +27,20 @@ DOCS = Path(__file__).resolve().parents[1] / "docs"
 PUBLIC = {
     **{name: getattr(sk_adaprox, name) for name in sk_adaprox.__all__},
     **{
-        f"datasets.{name}": getattr(sk_adaprox.datasets, name)
-        for name in sk_adaprox.datasets.__all__
+        f"{module.__name__.split('.')[-1]}.{name}": getattr(module, name)
+        for module in (sk_adaprox.datasets, sk_adaprox.exceptions)
+        for name in module.__all__
     },
 }
 PUBLIC.pop("__version__")
+
+
+def _parameters(obj):
+    """The signature's parameters; none for a warning class, which takes the
+    message as every exception does."""
+    if inspect.isclass(obj) and issubclass(obj, Warning):
+        return {}
+    return inspect.signature(obj).parameters
 
 
 def _api_reference_names():
@@ -41,8 +51,8 @@ def _api_reference_names():
         if line.startswith(".. currentmodule::"):
             module = line.split("::")[1].strip()
         elif re.fullmatch(r" {3}[A-Za-z_][A-Za-z_0-9]*", line):
-            prefix = "datasets." if module == "sk_adaprox.datasets" else ""
-            names.add(prefix + line.strip())
+            submodule = module.removeprefix("sk_adaprox").lstrip(".")
+            names.add((submodule + "." if submodule else "") + line.strip())
     return names
 
 
@@ -57,18 +67,17 @@ def test_public_docstring_is_complete_numpydoc(name):
     parsed = docscrape.ClassDoc(obj) if is_class else docscrape.FunctionDoc(obj)
     assert parsed["Summary"], f"{name}: no summary line"
     documented = [p.name for p in parsed["Parameters"]]
-    signature = inspect.signature(obj)
-    for parameter in signature.parameters.values():
+    for parameter in _parameters(obj).values():
         if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
             continue
         assert any(
             parameter.name in entry.replace(" ", "").split(",") for entry in documented
         ), f"{name}: parameter {parameter.name!r} is not documented"
-    if is_class:
+    if not is_class:
+        assert parsed["Returns"], f"{name}: no Returns section"
+    elif not issubclass(obj, Warning):
         attributes = [a.name for a in parsed["Attributes"]]
         assert "coef_" in attributes and "n_features_in_" in attributes, name
-    else:
-        assert parsed["Returns"], f"{name}: no Returns section"
     assert parsed["Examples"], f"{name}: no Examples section"
 
 
@@ -144,7 +153,7 @@ def test_every_documented_default_is_the_signatures(name):
     obj = PUBLIC[name]
     is_class = inspect.isclass(obj)
     parsed = docscrape.ClassDoc(obj) if is_class else docscrape.FunctionDoc(obj)
-    signature = inspect.signature(obj).parameters
+    signature = _parameters(obj)
     documented = {}
     for entry in parsed["Parameters"]:
         for parameter_name in entry.name.replace(" ", "").split(","):

@@ -93,6 +93,7 @@ def _grows_like_log_t(regret):
     return _growth_ratio(regret) < np.sqrt(2.0)
 
 
+@pytest.mark.slow
 def test_ons_regret_grows_like_log_t_and_ogd_like_sqrt_t():
     """8 streams of 16,000 rows; regret at T = 1k, 4k, 16k. Measured at gamma=0.1,
     eps=100: ONS 27.6, 44.8, 64.4 (growth ratio 1.13; 1.03 to 1.21 over 5 sets of
@@ -154,6 +155,7 @@ def _real_data(shared_data):
     _data.DATA_DIR = shared_data
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("_real_data")
 @pytest.mark.parametrize(
     "load", [_data.cal_housing_standardized, _data.millionsong_standardized]
@@ -169,6 +171,7 @@ def test_one_pass_regressor_is_within_0_02_r2_of_ridge(load):
     assert ons_r2 > ridge_r2 - 0.02, (ons_r2, ridge_r2)
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("_real_data")
 def test_one_pass_classifier_is_within_0_01_auc_of_logistic_regression_on_a9a():
     """a9a as LIBSVM ships it (one-hot). Measured at gamma=0.1, eps=100: one pass
@@ -210,11 +213,13 @@ def test_sketch_smaller_than_the_rank_stays_close_to_full(seed):
     run's test R^2 is within SKETCH_R2_TOLERANCE = 0.05 of the full run's.
 
     In the directions the sketch drops, A is eps I and a step is a first-order
-    step of size 1 / (gamma eps); it is stable when gamma * eps is of the order of
-    the squared row norm (40) or more, hence eps=1000 for both runs (gamma * eps =
-    100 at gamma=0.1). Measured, full R^2 minus sketch R^2 over seeds 0..4: 0.004,
-    0.019, 0.001, 0.006, 0.029. At the default eps=100 (gamma * eps = 10) the same
-    runs lose 0.28, 0.30, 0.44, 0.48, 0.64."""
+    step of size 1 / (gamma eps); with linear steps it is stable when gamma * eps
+    is of the order of the squared row norm (40) or more, hence eps=1000 for both
+    runs (gamma * eps = 100 at gamma=0.1). Measured, full R^2 minus sketch R^2
+    over seeds 0..4: 0.004, 0.010, 0.0004, 0.002, 0.019. At the default eps=100
+    (gamma * eps = 10) the same runs lose 0.05, 0.10, 0.04, 0.03, 0.03 (0.28 to
+    0.64 with linear steps: the sketch's step on the squared error follows the
+    flow)."""
     X, y, X_test, y_test = _low_rank_plus_noise(seed)
     common = dict(eps=SKETCH_EPS, shuffle=False, **ONE_PASS)
     full = ONSRegressor(matrix="full", **common).fit(X, y)
@@ -225,4 +230,4 @@ def test_sketch_smaller_than_the_rank_stays_close_to_full(seed):
     assert full_r2 > 0.9, full_r2
     assert sketch_r2 > full_r2 - SKETCH_R2_TOLERANCE, (sketch_r2, full_r2)
     # The sketch is really an approximation here, not the full run.
-    assert not np.allclose(sketch.coef_, full.coef_, rtol=0.01, atol=0.01)
+    assert not np.allclose(sketch.coef_, full.coef_, rtol=1e-4, atol=1e-4)

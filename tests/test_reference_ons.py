@@ -74,52 +74,87 @@ def _assert_kkt(A, w_prime, w, mu, radius):
 
 
 def test_two_full_rounds_by_hand():
-    # gamma = 1, eps = 1, squared error, intercept; row 1: x = [2], y = 3.
-    # w = 0, p = 0, loss 4.5, c = -3, g = [-6, -3].  A = I + g g^T; A g = (1 + 45) g,
-    # so A^{-1} g = g / 46 and w = -g / 46 = [6/46, 3/46].
-    st, loss1 = _run([[2.0]], [3.0])
+    # gamma = 1, eps = 1, squared error, intercept; row 1: x = [1], y = 3 (|x| = 1
+    # keeps the scale m at 1). w = 0, p = 0, loss 4.5, c = -3, g = [-3, -3].
+    # A = I + g g^T; A g = (1 + 18) g, so A^{-1} g = g / 19 and w = [3/19, 3/19].
+    st, loss1 = _run([[1.0]], [3.0])
     assert loss1 == 4.5
-    assert_allclose(st["A"][0], [[37.0, 18.0], [18.0, 10.0]], rtol=1e-15)
-    assert_allclose(st["w"][0], [6 / 46, 3 / 46], rtol=1e-14)
+    assert_allclose(st["A"][0], [[10.0, 9.0], [9.0, 10.0]], rtol=1e-15)
+    assert_allclose(st["w"][0], [3 / 19, 3 / 19], rtol=1e-14)
     coef, intercept = coef_and_intercept(st)
-    assert_allclose(coef, [[6 / 46]], rtol=1e-14)
-    assert_allclose(intercept, [3 / 46], rtol=1e-14)
+    assert_allclose(coef, [[3 / 19]], rtol=1e-14)
+    assert_allclose(intercept, [3 / 19], rtol=1e-14)
     # gamma = 2 halves the step.
-    st_half, _ = _run([[2.0]], [3.0], gamma=2.0)
-    assert_allclose(st_half["w"][0], [3 / 46, 1.5 / 46], rtol=1e-14)
+    st_half, _ = _run([[1.0]], [3.0], gamma=2.0)
+    assert_allclose(st_half["w"][0], [1.5 / 19, 1.5 / 19], rtol=1e-14)
 
-    # Row 2: x = [-1], y = 0.  x~ = [-1, 1], p = -6/46 + 3/46 = -3/46 = c,
-    # g = c [-1, 1].  A2 = A1 + g g^T, w2 = w1 - A2^{-1} g, in exact fractions.
+    # Row 2: x = [-1], y = 1.  x~ = [-1, 1], p = 0, c = -1, g = [1, -1].
+    # A2 = A1 + g g^T, w2 = w1 - A2^{-1} g, in exact fractions.
     F = Fraction
-    w1 = [F(6, 46), F(3, 46)]
+    w1 = [F(3, 19), F(3, 19)]
     p = -w1[0] + w1[1]
-    c = p
+    c = p - 1
     g = [-c, c]
     A2 = [
-        [F(37) + g[0] * g[0], F(18) + g[0] * g[1]],
-        [F(18) + g[1] * g[0], F(10) + g[1] * g[1]],
+        [F(10) + g[0] * g[0], F(9) + g[0] * g[1]],
+        [F(9) + g[1] * g[0], F(10) + g[1] * g[1]],
     ]
     inv = _inv2(A2)
     step = [inv[0][0] * g[0] + inv[0][1] * g[1], inv[1][0] * g[0] + inv[1][1] * g[1]]
     w2 = [float(w1[0] - step[0]), float(w1[1] - step[1])]
-    st2, loss2 = _run([[2.0], [-1.0]], [3.0, 0.0])
+    st2, loss2 = _run([[1.0], [-1.0]], [3.0, 1.0])
     assert_allclose(st2["w"][0], w2, rtol=1e-13)
     assert_allclose(st2["A"][0], np.array(A2, dtype=float), rtol=1e-14)
-    assert loss2 == pytest.approx(4.5 + 0.5 * float(p) ** 2, rel=1e-15)
+    assert loss2 == pytest.approx(4.5 + 0.5 * float(c) ** 2, rel=1e-15)
+
+
+def test_the_features_scale_by_hand():
+    # x = [2]: m = 4, so x~ normalized is [1, 1], the first round above: A (in
+    # normalized coordinates) = I + g g^T with g = [-3, -3], normalized weights
+    # [3/19, 3/19], and the feature's weight is its normalized one over sqrt(m).
+    st, _ = _run([[2.0]], [3.0])
+    assert_allclose(st["scale_sums"], [4.0, 1.0])
+    assert_allclose(st["A"][0], [[10.0, 9.0], [9.0, 10.0]], rtol=1e-15)
+    assert_allclose(st["w"][0], [3 / 38, 3 / 19], rtol=1e-14)
+    # Every feature multiplied by a: the same scores, weights divided by a.
+    X = np.array([[2.0, 0.0], [-1.0, 3.0], [0.5, 1.0]])
+    y = np.array([3.0, 0.0, 1.0])
+    for matrix in MATRICES:
+        one, _ = _run(X, y, matrix=matrix, sketch_size=1)
+        scaled, _ = _run(1e3 * X, y, matrix=matrix, sketch_size=1)
+        assert_allclose(scaled["w"][0, :-1] * 1e3, one["w"][0, :-1], rtol=1e-12)
+        assert_allclose(scaled["w"][0, -1], one["w"][0, -1], rtol=1e-12)
+    # Row weights weigh the squares: m = (2 * 4 + 1 * 9) / 3.
+    st, _ = _run([[2.0, 0.0], [0.0, 3.0]], [1.0, 1.0], [2.0, 1.0])
+    assert_allclose(st["scale_sums"], [17.0, 3.0])
 
 
 def test_first_diag_round_by_hand():
-    # As above, but A = diag(1 + 36, 1 + 9) and w = -A^{-1} g = [6/37, 3/10].
+    # x = [2], y = 3: m = 4, the diagonal before the row D = diag(eps m, eps) =
+    # diag(4, 1), h = c x~ = [-6, -3]. The step's matrix is D + h h^T: by
+    # Sherman-Morrison its direction is v = D^{-1} x~ / (1 + h.D^{-1}h) =
+    # [0.5, 1] / 19, along which the score moves by q = x~.v = 2/19. Squared error
+    # follows the flow for T = 1/gamma = 1: the residual -3 becomes -3 e^{-q}, so
+    # w = v 3 (1 - e^{-q}) / q = 1.5 (1 - e^{-2/19}) [0.5, 1]. The state's A keeps
+    # eps + G: diag(1 + 36, 1 + 9).
     st, _ = _run([[2.0]], [3.0], matrix="diag")
     assert_array_equal(st["A"][0], np.diag([37.0, 10.0]))
-    assert_allclose(st["w"][0], [6 / 37, 3 / 10], rtol=1e-14)
+    expected = 1.5 * (1.0 - math.exp(-2.0 / 19.0)) * np.array([0.5, 1.0])
+    assert_allclose(st["w"][0], expected, rtol=1e-14)
+    # gamma = 0.01: T = 100, T q = 10.5. The linear step would move the score by
+    # 3 T q = 31.6, ten times past the target; the flow stops short of it.
+    st, _ = _run([[2.0]], [3.0], matrix="diag", gamma=0.01)
+    score = np.append(2.0, 1.0) @ st["w"][0]
+    assert score == pytest.approx(3.0 * (1.0 - math.exp(-200.0 / 19.0)), rel=1e-12)
+    assert score < 3.0
 
 
 def test_first_round_log_loss_with_weight_by_hand():
     # log loss, y = +1, s = 2, x = [1, -2], gamma = 0.5, eps = 0.1, no intercept.
     # p = 0: loss 2 log 2, c = 2 * (-1/2) = -1, g = [-1, 2, 0] (intercept slot 0).
-    # The weight is an importance weight: A = 0.1 I + s h h^T = 0.1 I + g g^T / 2;
-    # A g = (0.1 + 5/2) g, so A^{-1} g = g / 2.6 and w = -2 g / 2.6.
+    # m = (1 + 4) / 2 = 2.5, and the weight is an importance weight: the model's
+    # A = eps m I + s h h^T = 0.25 I + g g^T / 2 (the intercept's eps stays 0.1);
+    # A g = (0.25 + 5/2) g, so A^{-1} g = g / 2.75 and w = -2 g / 2.75.
     st, loss_sum = _run(
         [[1.0, -2.0]],
         [1.0],
@@ -130,7 +165,7 @@ def test_first_round_log_loss_with_weight_by_hand():
         fit_intercept=False,
     )
     assert loss_sum == pytest.approx(2 * math.log(2.0), rel=1e-15)
-    assert_allclose(st["w"][0], [2 / 2.6, -4 / 2.6, 0.0], rtol=1e-14, atol=0)
+    assert_allclose(st["w"][0], [2 / 2.75, -4 / 2.75, 0.0], rtol=1e-14, atol=0)
     assert st["w"][0, 2] == 0.0
     assert st["A"][0, 2, 2] == 0.1
 
@@ -227,14 +262,14 @@ def test_runs_with_radius_stay_in_the_ball_and_satisfy_kkt(matrix, fit_intercept
     projected = [r for r in trace if r["mu"] is not None]
     assert len(projected) >= 10
     assert st["projections"][0] == len(projected)
-    for r in trace:
-        assert np.linalg.norm(r["w"]) <= radius * (1 + 1e-12)
+    for r in trace:  # the ball bounds the normalized weights
+        assert np.linalg.norm(r["w_hat"]) <= radius * (1 + 1e-12)
         if r["mu"] is None:
-            assert np.linalg.norm(r["w_prime"]) <= radius
+            assert np.linalg.norm(r["w_prime_hat"]) <= radius
             assert_array_equal(r["w"], r["w_prime"])
         else:
-            assert np.linalg.norm(r["w_prime"]) > radius
-            _assert_kkt(r["A"], r["w_prime"], r["w"], r["mu"], radius)
+            assert np.linalg.norm(r["w_prime_hat"]) > radius
+            _assert_kkt(r["A"], r["w_prime_hat"], r["w_hat"], r["mu"], radius)
         if matrix == "diag":
             assert_array_equal(r["A"], np.diag(np.diag(r["A"])))
     if not fit_intercept:
@@ -297,10 +332,14 @@ def test_sketch_with_m_at_least_the_rank_equals_full(fit_intercept, radius):
     rng = np.random.default_rng(7)
     n, d = 40, 6
     X = rng.normal(size=(n, 2)) @ rng.normal(size=(2, d))
-    y = X @ rng.normal(size=d) + rng.normal(size=n)
+    y = np.where(X @ rng.normal(size=d) + rng.normal(size=n) > 0, 1.0, -1.0)
     sw = rng.uniform(0.5, 1.5, n)
     m = 3 if fit_intercept else 2
-    common = dict(fit_intercept=fit_intercept, radius=radius, gamma=0.5, eps=0.3)
+    # The log loss: for a loss of the residual the sketch's step follows the
+    # flow and the full matrix's is linear.
+    common = dict(
+        fit_intercept=fit_intercept, radius=radius, gamma=0.5, eps=0.3, loss="log_loss"
+    )
     full, loss_full = _run(X, y, sw, matrix="full", **common)
     sk, loss_sk = _run(X, y, sw, matrix="sketch", sketch_size=m, **common)
     assert sk["shrinks"][0] >= 10
@@ -319,18 +358,19 @@ def test_sketch_is_frequent_directions_of_the_gradients(m):
     """A = eps I + S^T S every round; before the first shrink S^T S = sum g g^T
     exactly; after, 0 <= sum g g^T - S^T S <= ||G||_F^2 / (m + 1) I (the FD bound
     for delta = sigma_m^2), and the error is not zero."""
-    X, y, sw = _problem(2, n=40, d=5)
+    X, y, sw = _problem(2, n=40, d=5, kind="binary")
     eps = 0.5
     trace = []
-    st, _ = _run(X, y, sw, matrix="sketch", sketch_size=m, eps=eps, trace=trace)
+    kw = dict(loss="log_loss", eps=eps)
+    st, _ = _run(X, y, sw, matrix="sketch", sketch_size=m, trace=trace, **kw)
     assert st["shrinks"][0] >= 3
     S = np.zeros((2 * m, 6))
     fill = 0
     G = []
     for r in trace:
-        S, fill, shrunk = fd_insert(S, fill, r["h"], m)
+        S, fill, shrunk = fd_insert(S, fill, r["h_hat"], m)
         assert shrunk == r["shrunk"]
-        G.append(r["h"])
+        G.append(r["h_hat"])
         assert_allclose(r["A"], eps * np.eye(6) + S.T @ S, rtol=1e-13, atol=1e-13)
         Gm = np.array(G)
         err = Gm.T @ Gm - S.T @ S
@@ -348,8 +388,8 @@ def test_sketch_is_frequent_directions_of_the_gradients(m):
     n_exact = trace.index(next(r for r in trace if r["shrunk"]))
     rows = sorted({r["row"] for r in trace[:n_exact]})
     last = max(rows) + 1
-    full, _ = _run(X[:last], y[:last], sw[:last], eps=eps)
-    sk, _ = _run(X[:last], y[:last], sw[:last], matrix="sketch", sketch_size=m, eps=eps)
+    full, _ = _run(X[:last], y[:last], sw[:last], **kw)
+    sk, _ = _run(X[:last], y[:last], sw[:last], matrix="sketch", sketch_size=m, **kw)
     assert sk["shrinks"][0] == 0
     assert_allclose(sk["w"], full["w"], rtol=1e-10, atol=1e-12)
 
@@ -366,13 +406,19 @@ def test_diag_equals_full_on_rows_with_one_non_zero_without_intercept(radius):
     rng = np.random.default_rng(3)
     n, d = 40, 5
     X = np.zeros((n, d))
-    X[np.arange(n), rng.integers(0, d, n)] = rng.normal(size=n) * 2
+    # Values of one magnitude keep the scale m constant (4), so that the full
+    # matrix's normalization is the diagonal's; the log loss takes linear steps
+    # in both (a loss of the residual would follow the flow in the diagonal).
+    X[np.arange(n), rng.integers(0, d, n)] = rng.choice([-2.0, 2.0], n)
     X[7] = 0.0
-    y = rng.normal(size=n) * 3
-    common = dict(fit_intercept=False, radius=radius, gamma=0.7, eps=0.2)
+    y = np.where(rng.normal(size=n) > 0, 1.0, -1.0)
+    common = dict(
+        fit_intercept=False, radius=radius, gamma=0.7, eps=0.2, loss="log_loss"
+    )
     full, loss_full = _run(X, y, matrix="full", **common)
     diag, loss_diag = _run(X, y, matrix="diag", **common)
-    assert_allclose(diag["A"], full["A"], rtol=1e-14)
+    # The diagonal keeps eps + G, the full matrix eps + G / m.
+    assert_allclose(diag["A"] - 0.2 * np.eye(6), 4 * (full["A"] - 0.2 * np.eye(6)))
     assert_allclose(diag["w"], full["w"], rtol=1e-12, atol=1e-14)
     assert loss_diag == pytest.approx(loss_full, rel=1e-12)
     if radius is not None:
@@ -403,7 +449,13 @@ def test_zero_derivative_rounds_change_nothing(matrix):
         np.vstack([X[11], x_b]), [y[11] + 5.0, y_b], [0.0, 3.0], state=st, **kw
     )
     for key in st:
-        assert_array_equal(st2[key], st[key], err_msg=key)
+        if key != "scale_sums":
+            assert_array_equal(st2[key], st[key], err_msg=key)
+    # The scale counts row B's values (weight 3), not row A's (weight 0).
+    assert_allclose(
+        st2["scale_sums"],
+        st["scale_sums"] + [3 * np.sum(x_b**2), 3 * np.count_nonzero(x_b)],
+    )
     assert loss2 == 0.0
     # Sanity: the same rows with weights do change the state.
     st3, loss3 = _run(
@@ -484,7 +536,10 @@ def test_multiclass_outputs_are_independent_one_vs_rest_problems(matrix, loss):
         one, part = _run(X, yk, sw, n_outputs=1, **kw)
         total += part
         for key in st:
-            assert_array_equal(st[key][k], one[key][0], err_msg=key)
+            if key == "scale_sums":  # the rows', shared by the outputs
+                assert_array_equal(st[key], one[key], err_msg=key)
+            else:
+                assert_array_equal(st[key][k], one[key][0], err_msg=key)
     assert loss_all == pytest.approx(total, rel=1e-13)
     assert np.all(st["projections"] > 0)
 
@@ -510,7 +565,7 @@ def test_full_matrix_is_eps_plus_sum_of_outer_products():
     X, y, sw = _problem(12, n=30, d=4)
     trace = []
     st, _ = _run(X, y, sw, eps=0.25, radius=0.9, trace=trace)
-    H = np.array([r["h"] for r in trace])
+    H = np.array([r["h_hat"] for r in trace])
     assert_allclose(st["A"][0], 0.25 * np.eye(5) + H.T @ H, rtol=1e-12)
     # h = g / sqrt(s): the row weight counts once in A, as repeated rows would.
     for r in trace:

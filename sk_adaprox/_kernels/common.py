@@ -68,6 +68,15 @@ def loss_and_derivative(loss, p, y, epsilon):
 
 
 @jit
+def output_target(target, k, n_outputs):
+    """Output k's target: the target itself for one output; one-vs-rest +-1 (the
+    target is the class index) for several."""
+    if n_outputs == 1:
+        return target
+    return 1.0 if k == int(target) else -1.0
+
+
+@jit
 def row_derivatives(loss, epsilon, target, scores, row_weight, out_scaled_dloss):
     """Fill ``out_scaled_dloss[k] = s_t * dl/dp`` for every output; return the row loss.
 
@@ -79,9 +88,8 @@ def row_derivatives(loss, epsilon, target, scores, row_weight, out_scaled_dloss)
         value, slope = loss_and_derivative(loss, scores[0], target, epsilon)
         out_scaled_dloss[0] = row_weight * slope
         return value
-    label = int(target)
     for k in range(n_outputs):
-        y_k = 1.0 if k == label else -1.0
+        y_k = output_target(target, k, n_outputs)
         value, slope = loss_and_derivative(loss, scores[k], y_k, epsilon)
         out_scaled_dloss[k] = row_weight * slope
         row_loss += value

@@ -1,4 +1,4 @@
-"""Online Newton Step kernels (Hazan, Agarwal & Kale 2007; ALGORITHMS.md §3).
+"""Online Newton Step kernels (Hazan, Agarwal & Kale 2007; docs/ons.md).
 
 Every output k is its own ONS problem over the d + 1 coordinates (features, then the
 intercept, whose feature is 1 when fitted and 0 otherwise). A row of weight s with
@@ -10,16 +10,22 @@ derivative), and the round does
 
 The weight enters A once, not squared (``g g^T = s^2 h h^T``): a row of weight s acts
 on A as s rows would, so weighting a row up never shrinks its steps (docs/ons.md,
-"Sample weights"). With s = 1 this is ALGORITHMS.md §3 exactly.
+"Sample weights"). With s = 1 this is the paper's update.
 
-and the three variants differ in how they keep A:
+Every variant learns in the units of the features divided by sqrt(m), m the
+running weighted mean square of the non-zero feature values (:func:`scale_with_row`,
+docs/ons.md, "The features' scale"), so that eps means the same whatever the
+features' units; the intercept's feature stays 1. The diagonal's and the sketch's
+steps on a loss of the residual follow the loss along their direction
+(:mod:`.flow`). The three variants differ in how they keep A:
 
 - ``full_pass``: A^{-1} itself, shape (K, d + 1, d + 1), by Sherman-Morrison.
-- ``diag_pass``: A's diagonal, kept as ``eps + G`` with G in the state's
-  ``SUM_SQ_GRAD`` slot (so a change of eps needs no rewrite). With ``l1`` > 0 the
-  step is composite (docs/ons.md, "l1"): each coordinate then loses
-  ``l1 / (gamma A_ii)`` of its magnitude per round, lazily for idle coordinates
-  (:mod:`.lazy`).
+- ``diag_pass``: A's diagonal, kept as ``eps m + G`` with G in the state's
+  ``SUM_SQ_GRAD`` slot (so a change of eps needs no rewrite); a row's step uses
+  that diagonal plus the row's own outer product (Sherman-Morrison). With
+  ``l1`` > 0 the step is composite (docs/ons.md, "l1"): each coordinate then loses
+  ``l1 sqrt(m) / (gamma A_ii)`` of its magnitude per round, lazily for idle
+  coordinates (:mod:`.lazy`), at the m of its last update.
 - ``sketch_pass``: a Frequent Directions sketch S (2m rows) with A = eps I + S^T S,
   applied through the Woodbury identity with H = (eps I + S S^T)^{-1}.
 
@@ -47,9 +53,11 @@ from .common import (
     WEIGHT,
     all_finite,
     copy_values,
+    output_target,
     row_derivatives,
     row_is_safe,
 )
+from .flow import flow_multiplier, follows_flow
 from .lazy import (
     IDLE_DECAY,
     LAST_ROUND,
@@ -63,6 +71,49 @@ from .lazy import (
 )
 
 SUM_SQ_GRAD = 1
+
+
+# -- the features' scale -----------------------------------------------------------
+
+
+@jit
+def scale_with_row(data, start, end, weight, scale_sums):
+    """The running scale m, the weighted mean of the squared non-zero feature
+    values, once the row is added: returns ``(sqrt(m), new sum, new weight)``
+    without writing ``scale_sums`` (:func:`commit_scale` does, once the row is
+    applied). ``scale_sums`` holds the weighted sum of squares and the sum of the
+    weights; m is 1 while it holds nothing."""
+    total = scale_sums[0]
+    total_weight = scale_sums[1]
+    if weight > 0.0:
+        for p in range(start, end):
+            x = data[p]
+            if x != 0.0:
+                total += weight * (x * x)
+                total_weight += weight
+    return root_scale(total, total_weight), total, total_weight
+
+
+@jit
+def root_scale(total, total_weight):
+    """sqrt(m) for these sums (1 before any non-zero value)."""
+    if total > 0.0 and total_weight > 0.0:
+        return math.sqrt(total / total_weight)
+    return 1.0
+
+
+@jit
+def commit_scale(scale_sums, total, total_weight):
+    scale_sums[0] = total
+    scale_sums[1] = total_weight
+
+
+@jit
+def normalized_norm_sq(norm_sq, intercept_weight, root):
+    """|(sqrt(m) w_features, b)|^2 from |w|^2 over every coordinate (intercept b
+    included): the norm the ball of ``radius`` bounds."""
+    b_sq = intercept_weight * intercept_weight
+    return root * root * max(norm_sq - b_sq, 0.0) + b_sq
 
 
 # -- the generalized projection ----------------------------------------------------
@@ -90,8 +141,9 @@ def _projected_norm_sq(mu, a, a_offset, y, rest_a, rest_y_sq):
 
 @jit
 def projection_multiplier(a, a_offset, y, rest_a, rest_y_sq, radius):
-    """The mu >= 0 with ``|(A + mu I)^{-1} A w'| = radius`` (ALGORITHMS.md §3), for a
-    w' outside the ball, in A's eigenbasis (see ``_projected_norm_sq``).
+    """The mu >= 0 with ``|(A + mu I)^{-1} A w'| = radius`` (docs/ons.md, "The
+    projection"), for a w' outside the ball, in A's eigenbasis (see
+    ``_projected_norm_sq``).
 
     |w(mu)| falls from |w'| at mu = 0 to 0; 1/|w(mu)| is close to linear in mu, so
     Newton's method on ``1/|w(mu)| - 1/radius`` converges in a few steps (Moré and
@@ -267,17 +319,24 @@ def _projection_shifts(a, y, eps, w, radius):
 
 
 @jit
-def project_diag(state, k, eps, radius):
-    """Project output k's weights in place onto the ball in the norm of the diagonal
-    A = eps + G: ``w_i = A_ii w'_i / (A_ii + mu)`` for every coordinate, O(n_features).
-    Returns the new squared norm."""
-    mu = projection_multiplier(
-        state[:, SUM_SQ_GRAD, k], eps, state[:, WEIGHT, k], 0.0, 0.0, radius
-    )
+def project_diag(state, k, eps, root, radius):
+    """Project output k's weights in place onto the ball of ``radius`` in the norm
+    of the diagonal A, O(n_features). The ball is the normalized weights'
+    (features times ``root`` = sqrt(m), the intercept as it is), where A's
+    diagonal is eps + G / m for a feature and eps + G for the intercept: every
+    coordinate is scaled by ``A_ii / (A_ii + mu)``. Returns the new squared norm
+    of the weights (not normalized)."""
+    size = state.shape[0]
+    scale = root * root
+    a = np.empty(size)
+    y = np.empty(size)
+    for j in range(size):
+        a[j] = eps + state[j, SUM_SQ_GRAD, k] / (scale if j < size - 1 else 1.0)
+        y[j] = state[j, WEIGHT, k] * (root if j < size - 1 else 1.0)
+    mu = projection_multiplier(a, 0.0, y, 0.0, 0.0, radius)
     norm_sq = 0.0
-    for j in range(state.shape[0]):
-        a_j = eps + state[j, SUM_SQ_GRAD, k]
-        w = a_j * state[j, WEIGHT, k] / (a_j + mu)
+    for j in range(size):
+        w = a[j] * state[j, WEIGHT, k] / (a[j] + mu)
         state[j, WEIGHT, k] = w
         norm_sq += w * w
     return norm_sq
@@ -326,9 +385,10 @@ def _scores_and_bounds(data, indices, start, end, state, fit_intercept, scores):
 
 
 @jit
-def diag_start_lazy(state, t, inverse_gamma, eps, l1):
+def diag_start_lazy(state, t, inverse_gamma, prior, l1):
     """Every feature is current at round ``t``; record what an idle round does to
-    each coordinate under these parameters (:mod:`.lazy`). A feature whose
+    each coordinate under these parameters (:mod:`.lazy`): ``prior`` is eps * m,
+    ``l1`` the features' threshold strength, l1 * sqrt(m). A feature whose
     weights are all 0 is skipped (:func:`~.lazy.has_weights`)."""
     for j in range(state.shape[0] - 1):
         if not has_weights(state, j):
@@ -336,8 +396,24 @@ def diag_start_lazy(state, t, inverse_gamma, eps, l1):
         state[j, LAST_ROUND, 0] = t
         for k in range(state.shape[2]):
             # As the pass computes it (_diag_row_update), to the last bit.
-            step = inverse_gamma * (1.0 / (eps + state[j, SUM_SQ_GRAD, k]))
+            step = inverse_gamma * (1.0 / (prior + state[j, SUM_SQ_GRAD, k]))
             state[j, IDLE_DECAY, k] = md_idle_decay(step, l1, 0.0)
+
+
+@jit
+def _diag_curvatures(data, indices, start, end, intercept, state, prior, eps, out):
+    """``out[k] = x~^T D^{-1} x~`` for every output k, with D A's diagonal before
+    the row: prior + G for a feature, eps + G for the intercept."""
+    intercept_row = state.shape[0] - 1
+    for k in range(out.shape[0]):
+        out[k] = 0.0
+        if intercept != 0.0:
+            out[k] = 1.0 / (eps + state[intercept_row, SUM_SQ_GRAD, k])
+    for p in range(start, end):
+        j = indices[p]
+        x_sq = data[p] * data[p]
+        for k in range(out.shape[0]):
+            out[k] += x_sq / (prior + state[j, SUM_SQ_GRAD, k])
 
 
 @jit
@@ -352,17 +428,20 @@ def _diag_row_update(
     state,
     norms,
     inverse_gamma,
+    prior,
     eps,
     l1,
     track_norms,
     dry_run,
 ):
-    """Round t on the row's coordinates, for every output k:
-    G += curvature[k] x^2 (= g^2 / s) and w -= step[k] x / (eps + G)
-    (step[k] = s d / gamma), then with ``l1`` the proximal step of the
-    coordinate's step size 1 / (gamma (eps + G)) on the features (not the
-    intercept), and the running squared norms if ``track_norms``. With
-    ``dry_run`` only check that all are finite (the proximal step only shrinks)."""
+    """Round t on the row's coordinates, for every output k: w -= step[k] x / D_jj,
+    with D_jj = prior + G for a feature and eps + G for the intercept (G before
+    the row; step[k] from :func:`_diag_steps`), then G += curvature[k] x^2
+    (= g^2 / s); with ``l1`` (the features' threshold strength) the proximal step
+    of the coordinate's step size 1 / (gamma A_jj), A_jj = D_jj + curvature[k] x^2
+    (A's diagonal after the row), on the features, and the running squared norms
+    if ``track_norms``. With ``dry_run`` only check that all are finite (the
+    proximal step only shrinks)."""
     finite = True
     intercept_row = state.shape[0] - 1
     n_outputs = curvature.shape[0]
@@ -373,40 +452,39 @@ def _diag_row_update(
         for p in range(start, end):
             j = indices[p]
             x = data[p]
-            sum_sq = state[j, SUM_SQ_GRAD, 0] + curvature_0 * (x * x)
-            state[j, SUM_SQ_GRAD, 0] = sum_sq
-            state[j, WEIGHT, 0] -= step_0 * x / (eps + sum_sq)
+            sum_sq = state[j, SUM_SQ_GRAD, 0]
+            state[j, WEIGHT, 0] -= step_0 * x / (prior + sum_sq)
+            state[j, SUM_SQ_GRAD, 0] = sum_sq + curvature_0 * (x * x)
         if intercept != 0.0:
-            sum_sq = state[intercept_row, SUM_SQ_GRAD, 0] + curvature_0
-            state[intercept_row, SUM_SQ_GRAD, 0] = sum_sq
+            sum_sq = state[intercept_row, SUM_SQ_GRAD, 0]
             state[intercept_row, WEIGHT, 0] -= step_0 / (eps + sum_sq)
+            state[intercept_row, SUM_SQ_GRAD, 0] = sum_sq + curvature_0
         return True
     for p in range(start, end + 1):
         if p < end:
             j = indices[p]
             x = data[p]
             l1_j = l1
+            offset = prior
         elif intercept != 0.0:
             j = intercept_row
             x = intercept
             l1_j = 0.0
+            offset = eps
         else:
             break
         for k in range(n_outputs):
-            sum_sq = state[j, SUM_SQ_GRAD, k] + curvature[k] * (x * x)
+            old_sum_sq = state[j, SUM_SQ_GRAD, k]
+            sum_sq = old_sum_sq + curvature[k] * (x * x)
             old_w = state[j, WEIGHT, k]
+            new_w = old_w - step[k] * x / (offset + old_sum_sq)
             if l1_j > 0.0 and not dry_run:
-                # The same gradient step, then md_step's proximal part alone
-                # (g = 0: the step is already in its first argument) at the
-                # coordinate's step size 1 / (gamma A_ii).
-                inverse_a = 1.0 / (eps + sum_sq)
-                coordinate_step = inverse_gamma * inverse_a
-                new_w = md_step(
-                    old_w - step[k] * x * inverse_a, 0.0, coordinate_step, l1_j, 0.0
-                )
+                # md_step's proximal part alone (g = 0: the step is already in
+                # its first argument) at the coordinate's step size 1 / (gamma
+                # A_ii).
+                coordinate_step = inverse_gamma * (1.0 / (offset + sum_sq))
+                new_w = md_step(new_w, 0.0, coordinate_step, l1_j, 0.0)
                 state[j, IDLE_DECAY, k] = md_idle_decay(coordinate_step, l1_j, 0.0)
-            else:
-                new_w = old_w - step[k] * x / (eps + sum_sq)
             if dry_run:
                 finite &= math.isfinite(sum_sq) and math.isfinite(new_w)
             else:
@@ -415,6 +493,68 @@ def _diag_row_update(
                 if track_norms:
                     norms[k] += new_w * new_w - old_w * old_w
     return finite
+
+
+@jit
+def _diag_steps(
+    loss,
+    epsilon,
+    target,
+    scores,
+    scaled_dloss,
+    weight,
+    inverse_gamma,
+    curvature,
+    row_curvatures,
+    out,
+):
+    """``out[k]``: output k's step multiplier u, the update being w -= u D^{-1} x~.
+
+    The step's matrix is D plus the row's own outer product, ``A = D + s h h^T``,
+    as the full matrix and the sketch hold it (only earlier rows are reduced to
+    the diagonal): by Sherman-Morrison ``A^{-1} g = D^{-1} g / (1 + s d^2 q)``
+    with ``q = x~^T D^{-1} x~`` (``row_curvatures[k]``), which limits the step
+    along x~ by the row's curvature. A loss of the residual then follows its flow
+    along that direction (:mod:`.flow`), whose score moves by
+    ``q / (1 + s d^2 q)`` per unit."""
+    n_outputs = scores.shape[0]
+    for k in range(n_outputs):
+        if scaled_dloss[k] == 0.0:
+            out[k] = 0.0
+            continue
+        shrink = 1.0 / (1.0 + curvature[k] * row_curvatures[k])
+        if not follows_flow(loss):
+            out[k] = inverse_gamma * scaled_dloss[k] * shrink
+            continue
+        out[k] = shrink * _output_flow(
+            loss,
+            epsilon,
+            target,
+            scores,
+            scaled_dloss,
+            k,
+            weight,
+            inverse_gamma,
+            row_curvatures[k] * shrink,
+        )
+
+
+@jit
+def _output_flow(
+    loss, epsilon, target, scores, scaled_dloss, k, weight, inverse_gamma, curvature
+):
+    """:func:`~.flow.flow_multiplier` for output k of a row of weight ``weight``
+    (> 0) with the scaled loss derivatives ``scaled_dloss`` (s dl/dp), for the
+    step 1/gamma, along a direction of ``curvature``."""
+    return flow_multiplier(
+        loss,
+        epsilon,
+        output_target(target, k, scores.shape[0]),
+        scores[k],
+        scaled_dloss[k] / weight,
+        inverse_gamma * weight,
+        curvature,
+    )
 
 
 @jit
@@ -427,6 +567,7 @@ def diag_pass(
     order,
     state,
     norms,
+    scale_sums,
     row_scores,
     loss,
     epsilon,
@@ -441,24 +582,31 @@ def diag_pass(
 ):
     """One pass of diagonal ONS over the rows in ``order``: O(the row's non-zeros)
     per row, plus O(n_features) for each projection (only when ``radius`` is finite
-    and a step leaves the ball). ``norms[k]`` is |w_k|^2, kept current by the row
-    updates when ``radius`` is finite (it decides whether to project). With
+    and a step leaves the ball). ``scale_sums`` is the running scale m
+    (:func:`scale_with_row`): a feature's diagonal starts at eps * m, its l1
+    threshold strength is l1 * sqrt(m), and the ball bounds the normalized
+    weights (:func:`normalized_norm_sq`). Each step's matrix holds the row's own
+    outer product exactly (:func:`_diag_steps`), and on a loss of the residual
+    follows the flow (:mod:`.flow`). ``norms[k]`` is |w_k|^2, kept current by the
+    row updates when ``radius`` is finite (it decides whether to project). With
     ``l1`` > 0 the state also has :mod:`.lazy`'s slots (:func:`diag_start_lazy`
-    fills them) and idle features shrink lazily; ``norms`` is then an upper bound,
-    made exact (every feature caught up) before deciding to project. With
-    an ``avg_slot`` (not None) the iterates are averaged after round ``a0``
-    (:mod:`.averaging`; a projection settles every coordinate first); the first
-    row is round ``t0 + 1``."""
+    fills them) and
+    idle features shrink lazily, each by the threshold of its last update;
+    ``norms`` is then an upper bound, made exact (every feature caught up) before
+    deciding to project. With an ``avg_slot`` (not None) the iterates are averaged
+    after round ``a0`` (:mod:`.averaging`; a projection settles every coordinate
+    first); the first row is round ``t0 + 1``."""
     n_outputs = state.shape[2]
+    intercept_row = state.shape[0] - 1
     project = math.isfinite(radius)
     regularized = l1 > 0.0
     intercept = 1.0 if fit_intercept else 0.0
     record_scores = row_scores.shape[0] > 0
     scores = np.empty(n_outputs)
     scaled_dloss = np.empty(n_outputs)
-    step_bound = inverse_gamma / math.sqrt(eps)
     step = np.empty(n_outputs)
     curvature = np.empty(n_outputs)
+    row_curvatures = np.empty(n_outputs)
     loss_sum = 0.0
     status = STATUS_OK
     rows_done = 0
@@ -481,11 +629,32 @@ def diag_pass(
             status = STATUS_NONFINITE_SCORE
             break
         weight = row_weights[i]
+        root, scale_total, scale_weight = scale_with_row(
+            data, start, end, weight, scale_sums
+        )
+        if not math.isfinite(scale_total):  # squares beyond the largest float
+            status = STATUS_NONFINITE_UPDATE
+            break
+        prior = eps * (root * root)
         for k in range(n_outputs):
-            step[k] = inverse_gamma * scaled_dloss[k]
             curvature[k] = (
                 scaled_dloss[k] * (scaled_dloss[k] / weight) if weight else 0.0
             )
+        _diag_curvatures(
+            data, indices, start, end, intercept, state, prior, eps, row_curvatures
+        )
+        _diag_steps(
+            loss,
+            epsilon,
+            targets[i],
+            scores,
+            scaled_dloss,
+            weight,
+            inverse_gamma,
+            curvature,
+            row_curvatures,
+            step,
+        )
         update = (
             data,
             indices,
@@ -497,15 +666,19 @@ def diag_pass(
             state,
             norms,
             inverse_gamma,
+            prior,
             eps,
-            l1,
+            l1 * root,
             project,
         )
-        bound = max_abs_w + step_bound * math.sqrt(weight)
+        # Each coordinate moves by at most sqrt(s) / (2 gamma sqrt(A's offset))
+        # (the flow's step is at most the linear one).
+        bound = max_abs_w + inverse_gamma * math.sqrt(weight / min(prior, eps))
         if not row_is_safe(scaled_dloss, max_abs_x, bound):
             if not _diag_row_update(*update, True):
                 status = STATUS_NONFINITE_UPDATE
                 break
+        commit_scale(scale_sums, scale_total, scale_weight)
         if avg_slot is not None:
             # The intercept, and unregularised features (constant when idle);
             # regularised features were settled before their catch-up.
@@ -522,24 +695,35 @@ def diag_pass(
         _diag_row_update(*update, False)
         if project:
             for k in range(n_outputs):
-                if scaled_dloss[k] != 0.0 and norms[k] > radius * radius:
-                    if regularized:
-                        # Idle features have shrunk since norms last saw them.
-                        if avg_slot is not None:
-                            md_settle_all(state, avg_slot, t - 1, a0, l1, 0.0)
-                        md_catch_up_all(state, t, l1, 0.0)
-                        squared_norms(state, norms)
-                        if norms[k] <= radius * radius:
-                            continue
-                    elif avg_slot is not None:
-                        constant_settle_all(state, avg_slot, t - 1, a0)
-                    norms[k] = project_diag(state, k, eps, radius)
+                if scaled_dloss[k] == 0.0 or not _outside(
+                    norms[k], state[intercept_row, WEIGHT, k], root, radius
+                ):
+                    continue
+                if regularized:
+                    # Idle features have shrunk since norms last saw them.
+                    if avg_slot is not None:
+                        md_settle_all(state, avg_slot, t - 1, a0, l1, 0.0)
+                    md_catch_up_all(state, t, l1, 0.0)
+                    squared_norms(state, norms)
+                    if not _outside(
+                        norms[k], state[intercept_row, WEIGHT, k], root, radius
+                    ):
+                        continue
+                elif avg_slot is not None:
+                    constant_settle_all(state, avg_slot, t - 1, a0)
+                norms[k] = project_diag(state, k, eps, root, radius)
         loss_sum += row_weights[i] * row_loss
         rows_done += 1
     if status != STATUS_OK and regularized:
         i = order[rows_done]
         md_unmark_row(indices, indptr[i], indptr[i + 1], state, t0 + rows_done + 1)
     return loss_sum, rows_done, status
+
+
+@jit
+def _outside(norm_sq, intercept_weight, root, radius):
+    """Whether weights of squared norm ``norm_sq`` leave the ball (normalized)."""
+    return normalized_norm_sq(norm_sq, intercept_weight, root) > radius * radius
 
 
 # -- full --------------------------------------------------------------------------
@@ -555,6 +739,7 @@ def full_pass(
     order,
     state,
     a_inv,
+    scale_sums,
     row_scores,
     loss,
     epsilon,
@@ -570,6 +755,12 @@ def full_pass(
     None) the iterates are averaged after round ``a0`` (:mod:`.averaging`: every weight
     moves each round, so every coordinate is settled, O(d) beside the O(d^2)
     update); the first row is round ``t0 + 1``.
+
+    A is kept in normalized coordinates: x~ has the features divided by sqrt(m),
+    m the running scale of ``scale_sums`` (:func:`scale_with_row`), and the
+    intercept's 1; a step of the normalized weights is divided by sqrt(m) on the
+    features, and the ball bounds the normalized weights. With m = 1 this is
+    the paper's update.
 
     With u = A_{t-1}^{-1} x~ and rho = 1 + s d^2 x~^T u, Sherman-Morrison gives
     A_t^{-1} = A_{t-1}^{-1} - s d^2 u u^T / rho and A_t^{-1} g = c u / rho. u costs
@@ -587,6 +778,7 @@ def full_pass(
     scaled_dloss = np.empty(n_outputs)
     v = np.empty((n_outputs, size))
     new_w = np.empty((n_outputs, size))
+    normalized = np.empty(size)
     loss_sum = 0.0
     status = STATUS_OK
     rows_done = 0
@@ -603,6 +795,13 @@ def full_pass(
         if not (all_finite(scores) and all_finite(scaled_dloss)):
             status = STATUS_NONFINITE_SCORE
             break
+        root, scale_total, scale_weight = scale_with_row(
+            data, start, end, row_weights[i], scale_sums
+        )
+        if not math.isfinite(scale_total):  # squares beyond the largest float
+            status = STATUS_NONFINITE_UPDATE
+            break
+        inverse_root = 1.0 / root
         # Every output's new values go to buffers first: a row is applied whole or
         # not at all.
         finite = True
@@ -615,30 +814,38 @@ def full_pass(
             for q in range(size):
                 u[q] = intercept * matrix[intercept_row, q]
             for p in range(start, end):
-                x = data[p]
+                x = data[p] * inverse_root
                 row = matrix[indices[p]]
                 for q in range(size):
                     u[q] += x * row[q]
             x_dot_u = intercept * u[intercept_row]
             for p in range(start, end):
-                x_dot_u += data[p] * u[indices[p]]
+                x_dot_u += (data[p] * inverse_root) * u[indices[p]]
             curvature = c * (c / row_weights[i])  # s d^2
             rho = 1.0 + curvature * x_dot_u
             step = inverse_gamma * c / rho
             scale = math.sqrt(curvature / rho)
             largest = 0.0
             for q in range(size):
-                new_w[k, q] = state[q, WEIGHT, k] - step * u[q]
+                # The features' normalized step, divided by sqrt(m).
+                feature_step = (
+                    step * u[q] * (inverse_root if q < intercept_row else 1.0)
+                )
+                new_w[k, q] = state[q, WEIGHT, k] - feature_step
                 u[q] *= scale  # u becomes v = sqrt(s d^2 / rho) u
                 largest = max(largest, abs(u[q]))
+            # rho <= 0 only where rounding has cost A^{-1} its positive
+            # definiteness (gradients some 1e150 times eps): not a usable step.
             finite &= (
                 math.isfinite(rho)
+                and rho > 0.0
                 and math.isfinite(largest * largest)
                 and all_finite(new_w[k])
             )
         if not finite:
             status = STATUS_NONFINITE_UPDATE
             break
+        commit_scale(scale_sums, scale_total, scale_weight)
         if avg_slot is not None:
             constant_settle_all(state, avg_slot, t0 + pos, a0)
         for k in range(n_outputs):
@@ -652,17 +859,33 @@ def full_pass(
                 for b in range(size):
                     row[b] -= va * vk[b]
             w = new_w[k]
-            if project:
-                norm_sq = 0.0
-                for q in range(size):
-                    norm_sq += w[q] * w[q]
-                if norm_sq > radius * radius:
-                    project_full(matrix, w, radius)
+            if project and _normalize(w, root, normalized) > radius * radius:
+                project_full(matrix, normalized, radius)
+                _denormalize(normalized, root, w)
             for q in range(size):
                 state[q, WEIGHT, k] = w[q]
         loss_sum += row_weights[i] * row_loss
         rows_done += 1
     return loss_sum, rows_done, status
+
+
+@jit
+def _normalize(w, root, normalized):
+    """``normalized``: the weights with the features times ``root`` (sqrt(m)), the
+    intercept as it is; returns their squared norm, which the ball bounds."""
+    size = w.shape[0]
+    norm_sq = 0.0
+    for q in range(size):
+        normalized[q] = w[q] * (root if q < size - 1 else 1.0)
+        norm_sq += normalized[q] * normalized[q]
+    return norm_sq
+
+
+@jit
+def _denormalize(normalized, root, w):
+    size = w.shape[0]
+    for q in range(size):
+        w[q] = normalized[q] / (root if q < size - 1 else 1.0)
 
 
 @jit
@@ -738,6 +961,7 @@ def _sketch_insert(
     end,
     intercept,
     c,
+    inverse_root,
     sketch,
     gram_inverse,
     r,
@@ -745,18 +969,20 @@ def _sketch_insert(
     border,
     inverse_border,
 ):
-    """Write h = c x~ into the zero row r of the sketch and border H with it:
+    """Write h = c x~ (the features of x~ times ``inverse_root``) into the zero row
+    r of the sketch and border H with it:
     b = S_{<r} g, s = eps + |g|^2 - b^T H b (the Schur complement), q = H b, then
     H <- [[H + q q^T / s, -q / s], [-q^T / s, 1 / s]]. O(r (nnz + r))."""
     intercept_column = sketch.shape[1] - 1
+    c_features = c * inverse_root
     g_sq = (c * intercept) ** 2
     for p in range(start, end):
-        g_sq += (c * data[p]) ** 2
+        g_sq += (c_features * data[p]) ** 2
     for q in range(r):
         row = sketch[q]
         total = c * intercept * row[intercept_column]
         for p in range(start, end):
-            total += c * data[p] * row[indices[p]]
+            total += c_features * data[p] * row[indices[p]]
         border[q] = total
     schur = eps + g_sq
     for a in range(r):
@@ -774,7 +1000,7 @@ def _sketch_insert(
     gram_inverse[r, r] = 1.0 / schur
     new_row = sketch[r]
     for p in range(start, end):
-        new_row[indices[p]] = c * data[p]
+        new_row[indices[p]] = c_features * data[p]
     new_row[intercept_column] = c * intercept
     # S g: the border, and |g|^2 for the new row.
     border[r] = g_sq
@@ -792,6 +1018,7 @@ def sketch_pass(
     sketch,
     gram_inverse,
     sketch_rows,
+    scale_sums,
     row_scores,
     loss,
     epsilon,
@@ -812,7 +1039,10 @@ def sketch_pass(
     A round inserts h = sqrt(s) d x~ as a sketch row (shrinking a full sketch
     first), so A_t = eps I + S^T S contains s h h^T, and steps along
     A_t^{-1} g = sqrt(s) (h - S^T H S h) / eps (Woodbury): O(m d) per row, plus an
-    O(m^2 d) shrink every m rows.
+    O(m^2 d) shrink every m rows. As for ``full_pass``, x~'s features are divided
+    by sqrt(m) (the running scale of ``scale_sums``), the features' steps too, and
+    the ball bounds the normalized weights. The step is importance-invariant
+    (:mod:`.flow`): its length along A_t^{-1} x~ follows the row's loss.
     """
     n_outputs = state.shape[2]
     size = state.shape[0]
@@ -826,6 +1056,7 @@ def sketch_pass(
     border = np.empty(two_m)
     inverse_border = np.empty(two_m)
     direction = np.empty(size)
+    normalized = np.empty(size)
     step_bound = inverse_gamma / math.sqrt(eps)
     loss_sum = 0.0
     status = STATUS_OK
@@ -845,11 +1076,22 @@ def sketch_pass(
         if not (all_finite(scores) and all_finite(scaled_dloss)):
             status = STATUS_NONFINITE_SCORE
             break
-        root_weight = math.sqrt(row_weights[i])
-        bound = max_abs_w + step_bound * root_weight
+        weight = row_weights[i]
+        root_weight = math.sqrt(weight)
+        root, scale_total, scale_weight = scale_with_row(
+            data, start, end, weight, scale_sums
+        )
+        if not math.isfinite(scale_total):  # squares beyond the largest float
+            status = STATUS_NONFINITE_UPDATE
+            break
+        inverse_root = 1.0 / root
+        # A normalized step is at most sqrt(s) / (2 gamma sqrt(eps)); a feature's
+        # is that divided by sqrt(m).
+        bound = max_abs_w + step_bound * root_weight * max(inverse_root, 1.0)
         if not row_is_safe(scaled_dloss, max_abs_x, bound):
             status = STATUS_NONFINITE_UPDATE
             break
+        commit_scale(scale_sums, scale_total, scale_weight)
         # A row whose x~ is 0 (no intercept, no non-zero value) has no gradient: it
         # must not take a sketch row (and cause a shrink) for nothing.
         empty = not fit_intercept
@@ -874,6 +1116,7 @@ def sketch_pass(
                 end,
                 intercept,
                 c,
+                inverse_root,
                 sketch[k],
                 gram_inverse[k],
                 r,
@@ -898,18 +1141,36 @@ def sketch_pass(
                 for q in range(size):
                     direction[q] -= h_a * row[q]
             for p in range(start, end):
-                direction[indices[p]] += c * data[p]
+                direction[indices[p]] += c * (data[p] * inverse_root)
             direction[size - 1] += c * intercept
-            scale = inverse_gamma * root_weight / eps
+            if follows_flow(loss):
+                # direction = eps A^{-1} (c x~): its score change x~ . direction
+                # is eps c x~^T A^{-1} x~. The flow's multiplier u moves w by
+                # u A^{-1} x~ = u direction / (eps c).
+                x_dot_direction = intercept * direction[size - 1]
+                for p in range(start, end):
+                    x_dot_direction += (data[p] * inverse_root) * direction[indices[p]]
+                multiplier = _output_flow(
+                    loss,
+                    epsilon,
+                    targets[i],
+                    scores,
+                    scaled_dloss,
+                    k,
+                    weight,
+                    inverse_gamma,
+                    x_dot_direction / (eps * c),
+                )
+                scale = multiplier / (eps * c)
+            else:
+                scale = inverse_gamma * root_weight / eps
             w = state[:, WEIGHT, k]
-            norm_sq = 0.0
-            for q in range(size):
-                w[q] -= scale * direction[q]
-                norm_sq += w[q] * w[q]
-            if project and norm_sq > radius * radius:
-                projected = w.copy()
-                project_sketch(sketch[k, :r], eps, projected, radius)
-                copy_values(projected, w)
+            for q in range(size - 1):
+                w[q] -= scale * direction[q] * inverse_root
+            w[size - 1] -= scale * direction[size - 1]
+            if project and _normalize(w, root, normalized) > radius * radius:
+                project_sketch(sketch[k, :r], eps, normalized, radius)
+                _denormalize(normalized, root, w)
         loss_sum += row_weights[i] * row_loss
         rows_done += 1
     return loss_sum, rows_done, status
