@@ -141,37 +141,55 @@ def ijcnn1_standardized():
     return scaler.transform(X.toarray()), y, scaler.transform(X_test.toarray()), y_test
 
 
-def cal_housing_standardized():
-    """California housing regression, X and y standardised on the training split."""
+def _cal_housing():
+    """California housing: 8 features, the house value in dollars."""
     with lzma.open(DATA_DIR / "cal_housing.data.xz", "rt") as handle:
         data = np.loadtxt(handle, delimiter=",")
-    return _standardized_regression(data[:, :-1], data[:, -1])
+    return data[:, :-1], data[:, -1]
+
+
+def _millionsong():
+    """Million Song (YearPredictionMSD) subset of 6,724 songs: 12 timbre averages,
+    the year."""
+    with lzma.open(DATA_DIR / "millionsong_cs190.txt.xz", "rt") as handle:
+        data = np.loadtxt(handle, delimiter=",")
+    return data[:, 1:], data[:, 0]
+
+
+def _abalone():
+    """UCI Abalone: 8 features, the rings."""
+    X, y = _svmlight("abalone_scale.xz", n_features=8)
+    return X.toarray(), y
+
+
+def _standardized_x(X, y):
+    """75/25 split, X standardised on the training split, y as it is."""
+    X, X_test, y, y_test = train_test_split(X, y, test_size=0.25, random_state=0)
+    scaler = StandardScaler().fit(X)
+    return scaler.transform(X), y, scaler.transform(X_test), y_test
+
+
+def _standardized_regression(X, y):
+    """75/25 split, X and y standardised on the training split."""
+    X, y, X_test, y_test = _standardized_x(X, y)
+    mean, scale = y.mean(), y.std()
+    return X, (y - mean) / scale, X_test, (y_test - mean) / scale
+
+
+def cal_housing_standardized():
+    """California housing regression, X and y standardised on the training split."""
+    return _standardized_regression(*_cal_housing())
 
 
 def millionsong_standardized():
     """Million Song (YearPredictionMSD) subset of 6,724 songs: the year from 12
     timbre averages, X and y standardised on the training split."""
-    with lzma.open(DATA_DIR / "millionsong_cs190.txt.xz", "rt") as handle:
-        data = np.loadtxt(handle, delimiter=",")
-    return _standardized_regression(data[:, 1:], data[:, 0])
+    return _standardized_regression(*_millionsong())
 
 
 def abalone_standardized():
     """UCI Abalone regression (8 features), X and y standardised."""
-    X, y = _svmlight("abalone_scale.xz", n_features=8)
-    return _standardized_regression(X.toarray(), y)
-
-
-def _standardized_regression(X, y):
-    X, X_test, y, y_test = train_test_split(X, y, test_size=0.25, random_state=0)
-    scaler = StandardScaler().fit(X)
-    mean, scale = y.mean(), y.std()
-    return (
-        scaler.transform(X),
-        (y - mean) / scale,
-        scaler.transform(X_test),
-        (y_test - mean) / scale,
-    )
+    return _standardized_regression(*_abalone())
 
 
 def synthetic_regression_standardized(n_samples=20_000, n_features=20, seed=0):
@@ -207,36 +225,22 @@ def synthetic_classification_standardized(n_samples=20_000, n_features=20, seed=
     w = rng.randn(n_features)
     scores = X @ (1.5 * w / np.std(X @ w)) - 1.0
     y = (rng.uniform(size=n_samples) < 1.0 / (1.0 + np.exp(-scores))).astype(int)
-    X, X_test, y, y_test = train_test_split(X, y, test_size=0.25, random_state=0)
-    scaler = StandardScaler().fit(X)
-    return scaler.transform(X), y, scaler.transform(X_test), y_test
-
-
-def _raw_target_regression(X, y):
-    """75/25 split, X standardised on the training split, y as it is."""
-    X, X_test, y, y_test = train_test_split(X, y, test_size=0.25, random_state=0)
-    scaler = StandardScaler().fit(X)
-    return scaler.transform(X), y, scaler.transform(X_test), y_test
+    return _standardized_x(X, y)
 
 
 def cal_housing_raw_target():
     """California housing, X standardised, y raw (house value in dollars)."""
-    with lzma.open(DATA_DIR / "cal_housing.data.xz", "rt") as handle:
-        data = np.loadtxt(handle, delimiter=",")
-    return _raw_target_regression(data[:, :-1], data[:, -1])
+    return _standardized_x(*_cal_housing())
 
 
 def millionsong_raw_target():
     """Million Song subset, X standardised, y raw (the year, about 1998 +- 10)."""
-    with lzma.open(DATA_DIR / "millionsong_cs190.txt.xz", "rt") as handle:
-        data = np.loadtxt(handle, delimiter=",")
-    return _raw_target_regression(data[:, 1:], data[:, 0])
+    return _standardized_x(*_millionsong())
 
 
 def abalone_raw_target():
     """UCI Abalone, X standardised, y raw (rings)."""
-    X, y = _svmlight("abalone_scale.xz", n_features=8)
-    return _raw_target_regression(X.toarray(), y)
+    return _standardized_x(*_abalone())
 
 
 def scaledata_tfidf():
@@ -265,4 +269,44 @@ def make_regression_raw_target():
     from sklearn.datasets import make_regression
 
     X, y = make_regression(20000, 50, n_informative=20, noise=10.0, random_state=0)
-    return _raw_target_regression(X, y)
+    return _standardized_x(X, y)
+
+
+def int32_indices(X):
+    """X with int32 indices where it is sparse: SGDClassifier refuses int64."""
+    if hasattr(X, "indices") and X.indices.dtype != np.int32:
+        X = X.copy()
+        X.indices = X.indices.astype(np.int32)
+        X.indptr = X.indptr.astype(np.int32)
+    return X
+
+
+def rare(n_samples, n_features):
+    """A loader of ``make_rare_features(n_samples, n_features, random_state=0)``,
+    25 % held out, stratified."""
+
+    def load():
+        from sk_adaprox.datasets import make_rare_features
+
+        X, y = make_rare_features(n_samples, n_features, random_state=0)
+        X, X_test, y, y_test = train_test_split(
+            X, y, test_size=0.25, random_state=0, stratify=y
+        )
+        return X, y, X_test, y_test
+
+    return load
+
+
+# Issue 13's classification panel: name -> loader of (X, y, X_test, y_test).
+CLASSIFICATION_PANEL = {
+    "rare_20k": rare(20_000, 100_000),
+    "rare_160k": rare(160_000, 1_000_000),
+    "rcv1": rcv1_small,
+    "reuters": reuters_moneyfx,
+    "news_comp_rec": news20_comp_vs_rec,
+    "sms": sms_spam_tfidf,
+    "a9a": a9a,
+    "w8a": w8a,
+    "ijcnn1": ijcnn1_standardized,
+    "agaricus": agaricus,
+}

@@ -5,9 +5,9 @@ settings in their first pass. However that choice is implemented, it cannot cost
 less than one read of the data with all 16 candidates updated side by side:
 :func:`fused_da_pass` is that loop, for AdaGrad's dual averaging (ALGORITHMS.md
 §1b) with log loss on binary rows, without the intercept, the divergence guard or
-anything else an estimator does. ``suite.py`` and ``profile_defaults.py`` time it
-next to SGD, so a time-to-quality target below it is shown to be out of reach of
-any implementation of the same choice.
+anything else an estimator does. ``suite.py`` and ``studies/profile_defaults.py``
+time it next to SGD, so a time-to-quality target below it is shown to be out of
+reach of any implementation of the same choice.
 """
 
 import math

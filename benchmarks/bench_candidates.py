@@ -7,8 +7,8 @@ in ``fit``'s first pass. For binary problems the candidates run side by side in 
 kernel (``da_candidates_pass``, ``ftrl_candidates_pass``), reading each row once
 for all of them; before, each candidate made its own pass. This script times
 ``fit(max_iter=1)`` both ways on the classification panel of
-``selection_study.py``, in one process, best of ``--repeats`` interleaved runs, and
-checks that both ways choose the same setting.
+``studies/selection_study.py``, in one process, best of ``--repeats`` interleaved
+runs, and checks that both ways choose the same setting.
 """
 
 import argparse
@@ -16,7 +16,7 @@ import os
 import time
 
 import numpy as np
-from selection_study import SETS
+from _data import CLASSIFICATION_PANEL as SETS
 
 from sk_adaprox import AdaGradClassifier, FTRLClassifier
 

@@ -62,30 +62,18 @@ residuals are shown as "info"). The ratios to the BLAS floor are shown as "info"
 # so the other imports follow them.
 # ruff: noqa: E402
 
-import os
+from _machine import limit_threads, peak_rss_gb, pin, print_machine
 
-# One core: must be set before numpy / numba are imported.
-THREAD_VARIABLES = {
-    "NUMBA_NUM_THREADS": "1",
-    "OMP_NUM_THREADS": "1",
-    "OPENBLAS_NUM_THREADS": "1",
-    "MKL_NUM_THREADS": "1",
-}
-os.environ.update(THREAD_VARIABLES)
+limit_threads()
 
 import argparse
 import gc
 import math
-import platform
 import time
 import warnings
-from datetime import date
-from pathlib import Path
 
 import numba
 import numpy as np
-import scipy
-import sklearn
 from _report import print_targets
 from scipy.linalg.blas import dsymv, dsyr
 from sklearn.exceptions import ConvergenceWarning
@@ -113,25 +101,6 @@ TARGET_D = 1_000  # the full target's d
 # ------------------------------------------------------------------------------------
 # Helpers
 # ------------------------------------------------------------------------------------
-
-
-def cpu_model():
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
-
-
-def peak_rss_gb():
-    try:
-        import resource
-
-        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
-    except (ImportError, AttributeError):
-        return float("nan")
 
 
 def interleaved_best(contenders, repeats):
@@ -518,23 +487,10 @@ def main():
     args = parser.parse_args()
     parts = set(args.parts.split(","))
     repeats = args.repeats or (2 if args.quick else 5)
-    if hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, {args.cpu})
-        pinned = sorted(os.sched_getaffinity(0))
-    else:
-        pinned = "not pinned"
+    pinned = pin(args.cpu)
     warnings.simplefilter("ignore", ConvergenceWarning)
 
-    print(f"== Machine ({date.today().isoformat()})")
-    print(
-        f"  CPU: {cpu_model()}; {os.cpu_count()} logical cores; pinned to {pinned};"
-        f" load average at start {os.getloadavg()[0]:.2f}"
-    )
-    print(
-        f"  Python {platform.python_version()}, numpy {np.__version__}, scipy "
-        f"{scipy.__version__}, scikit-learn {sklearn.__version__}, numba "
-        f"{numba.__version__} (NUMBA_NUM_THREADS={numba.config.NUMBA_NUM_THREADS})"
-    )
+    print_machine(pinned)
     print(
         f"  defaults: ONSRegressor gamma={GAMMA:g}, eps={EPS:g}; ONSClassifier "
         f"gamma={DIAG_GAMMA:g}, eps={DIAG_EPS:g}"

@@ -41,22 +41,21 @@ minimal FTRL loop with ``l1 = l2 = 0`` and >= 0.7x with ``l1 > 0``. Rows marked
 # so the other imports follow them.
 # ruff: noqa: E402
 
-import os
+from _machine import (
+    THREAD_VARIABLES,
+    limit_threads,
+    peak_rss_gb,
+    pin,
+    print_machine,
+)
 
-# One core: must be set before numpy / numba are imported (and passed to subprocesses).
-THREAD_VARIABLES = {
-    "NUMBA_NUM_THREADS": "1",
-    "OMP_NUM_THREADS": "1",
-    "OPENBLAS_NUM_THREADS": "1",
-    "MKL_NUM_THREADS": "1",
-}
-os.environ.update(THREAD_VARIABLES)
+limit_threads()
 
 import argparse
 import gc
 import json
 import math
-import platform
+import os
 import subprocess
 import sys
 import tempfile
@@ -66,8 +65,6 @@ from pathlib import Path
 
 import numba
 import numpy as np
-import scipy
-import sklearn
 from _report import print_targets
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import SGDClassifier
@@ -282,25 +279,6 @@ def minimal_fit_ovr(X, y):
 # ------------------------------------------------------------------------------------
 # Helpers
 # ------------------------------------------------------------------------------------
-
-
-def cpu_model():
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
-
-
-def peak_rss_gb():
-    try:
-        import resource
-
-        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
-    except (ImportError, AttributeError):
-        return float("nan")
 
 
 def run_in_new_process(code, cache_dir, extra_path=None):
@@ -614,23 +592,10 @@ def main():
     n_train, n_test, n_features = (
         (16_000, 4_000, 100_000) if args.quick else (160_000, 40_000, 1_000_000)
     )
-    if hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, {args.cpu})  # inherited by the subprocesses
-        pinned = sorted(os.sched_getaffinity(0))
-    else:
-        pinned = "not pinned"
+    pinned = pin(args.cpu)  # inherited by the subprocesses
     warnings.simplefilter("ignore", ConvergenceWarning)
 
-    print("== Machine")
-    print(
-        f"  CPU: {cpu_model()}; {os.cpu_count()} logical cores; pinned to {pinned};"
-        f" load average at start {os.getloadavg()[0]:.2f}"
-    )
-    print(
-        f"  Python {platform.python_version()}, numpy {np.__version__}, scipy "
-        f"{scipy.__version__}, scikit-learn {sklearn.__version__}, numba "
-        f"{numba.__version__} (NUMBA_NUM_THREADS={numba.config.NUMBA_NUM_THREADS})"
-    )
+    print_machine(pinned)
     print(
         f"  minimal loop uses AdaGradClassifier's defaults eta={ETA:g}, delta={DELTA:g}"
     )

@@ -25,20 +25,12 @@ rounds, contenders interleaved within a round. Targets (issue 9):
 # The thread limits below must be in the environment before numpy and numba load.
 # ruff: noqa: E402
 
-import os
+from _machine import limit_threads, pin, print_machine
 
-os.environ.update(
-    {
-        "NUMBA_NUM_THREADS": "1",
-        "OMP_NUM_THREADS": "1",
-        "OPENBLAS_NUM_THREADS": "1",
-        "MKL_NUM_THREADS": "1",
-    }
-)
+limit_threads()
 
 import argparse
 import gc
-import platform
 import time
 
 import numpy as np
@@ -299,19 +291,9 @@ def main():
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--cpu", type=int, default=0, help="core to pin to")
     args = parser.parse_args()
-    if hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, {args.cpu})
+    print_machine(pin(args.cpu))
     n_rows = 5_000 if args.quick else 50_000
     n_calls = 500 if args.quick else 2_000
-    import numba
-    import sklearn
-
-    print(
-        f"== Machine: {platform.processor() or platform.machine()}, "
-        f"{os.cpu_count()} cores, pinned to {args.cpu}; Python "
-        f"{platform.python_version()}, numpy {np.__version__}, scikit-learn "
-        f"{sklearn.__version__}, numba {numba.__version__}"
-    )
     X, y = power_law_rows(n_rows, 2**20)
     print(f"== Rows: {X.shape[0]:,} x {X.shape[1]:,}, {NNZ_PER_ROW} non-zeros each")
     # Compile everything once before timing.

@@ -11,16 +11,9 @@ held to one thread so that the jobs are the only parallelism. Needs 2 free cores
 
 # ruff: noqa: E402
 
-import os
+from _machine import limit_threads
 
-os.environ.update(
-    {
-        "NUMBA_NUM_THREADS": "1",
-        "OMP_NUM_THREADS": "1",
-        "OPENBLAS_NUM_THREADS": "1",
-        "MKL_NUM_THREADS": "1",
-    }
-)
+limit_threads()
 
 import argparse
 import time

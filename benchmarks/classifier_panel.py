@@ -7,7 +7,7 @@ Run: python benchmarks/classifier_panel.py [--sets a,b,...] [--seeds 0,1,2,3,4]
 Test AUC of each sk_adaprox classifier at its defaults (fit to ``tol``), of
 ``SGDClassifier()`` and of the best of SGD's log-loss grid (alpha in {1e-7 ...
 1e-3} x penalty {l2, l1}, picked on the test set). The per-estimator ceilings,
-with each estimator's own grid, are in ``selection_study.py``.
+with each estimator's own grid, are in ``studies/selection_study.py``.
 
 With several ``--seeds`` every model is fitted once per seed (``random_state``:
 the order of the rows in each pass; the train/test split stays the data's), and
@@ -21,7 +21,8 @@ import time
 import warnings
 
 import numpy as np
-from selection_study import SETS
+from _data import CLASSIFICATION_PANEL as SETS
+from _data import int32_indices
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import SGDClassifier
 from sklearn.metrics import roc_auc_score
@@ -52,21 +53,12 @@ def auc_and_seconds(model, X, y, X_test, y_test):
     return roc_auc_score(y_test, model.decision_function(X_test)), seconds
 
 
-def _int32_indices(X):
-    """X with int32 indices where it is sparse: SGDClassifier refuses int64."""
-    if hasattr(X, "indices") and X.indices.dtype != np.int32:
-        X = X.copy()
-        X.indices = X.indices.astype(np.int32)
-        X.indptr = X.indptr.astype(np.int32)
-    return X
-
-
 def one_seed(name, seed, data, models=None):
     """Test AUCs of SGD's best of grid, SGDClassifier() and each classifier (or
     those labelled in ``models``), for one shuffling seed; and the fit seconds of
     all but the grid."""
     X, y, X_test, y_test = data
-    sgd_data = (_int32_indices(X), y, _int32_indices(X_test), y_test)
+    sgd_data = (int32_indices(X), y, int32_indices(X_test), y_test)
     grid = [
         auc_and_seconds(
             SGDClassifier(

@@ -51,12 +51,16 @@ Protocol
 """
 
 # ruff: noqa: E402
-import os
+import sys
+from pathlib import Path
+
+# The helpers (_machine, _data, ...) are in this folder, wherever suite is run from.
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _machine import cpu_model, limit_threads
 
 if __name__ == "__main__":  # one thread per library (not when imported by tests)
-    for _variable in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-        os.environ[_variable] = "1"
-    os.environ["MKL_NUM_THREADS"] = "1"
+    limit_threads()
 
 import argparse
 import ctypes
@@ -64,29 +68,25 @@ import datetime
 import gc
 import json
 import math
+import os
 import platform
 import re
 import subprocess
-import sys
 import tempfile
 import time
 import warnings
 from dataclasses import dataclass, field
-from pathlib import Path
 
+import _data
+import _suite_report
 import numpy as np
 import scipy.sparse as sp
+from _floors import fused_floor
+from _systems import Datatable, Estimator, River, VowpalWabbit, one_pass
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import SGDClassifier, SGDRegressor
 from sklearn.metrics import accuracy_score, log_loss, r2_score, roc_auc_score
 from sklearn.model_selection import train_test_split
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import _data
-import _suite_report
-from _floors import fused_floor
-from _systems import Datatable, Estimator, River, VowpalWabbit, one_pass
 
 from sk_adaprox import (
     AdaGradClassifier,
@@ -620,16 +620,10 @@ def environment():
             versions[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
             versions[name] = None
-    cpu = platform.processor()
-    try:
-        with open("/proc/cpuinfo") as handle:
-            cpu = re.search(r"model name\s*:\s*(.*)", handle.read()).group(1)
-    except (OSError, AttributeError):
-        pass
     return {
         "date": datetime.date.today().isoformat(),
         "python": platform.python_version(),
-        "machine": f"{cpu}, {os.cpu_count()} cores",
+        "machine": f"{cpu_model()}, {os.cpu_count()} cores",
         "versions": versions,
     }
 

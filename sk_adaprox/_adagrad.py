@@ -267,7 +267,7 @@ default={update}
 
 _CLASSIFIER_DEFAULTS_WHY = """The defaults (dual averaging; ``eta`` and ``l1`` chosen in
     the first pass; ``delta=0.1``) were chosen on a panel of ten
-    classification sets (benchmarks/selection_study.py, docs/training.md):
+    classification sets (benchmarks/studies/selection_study.py, docs/training.md):
     fitted to ``tol``, they come within 0.005 test AUC of the best of a tuned
     grid (AdaGrad's and SGDClassifier's, picked on the test set) on every
     set, where the former defaults (mirror descent, ``eta=0.1``, no ``l1``)

@@ -862,7 +862,7 @@ class OnlineLinearModel(BaseEstimator):
         are the same. Returns None where the algorithm has no such kernel for
         these candidates, and for one-vs-rest models: with K outputs per
         candidate the side-by-side kernel measured slower than one candidate
-        after the other (benchmarks/README.md)."""
+        after the other (benchmarks/studies/NOTES.md)."""
         n_features = self._state.shape[0] - 1
         if (
             not self._candidates_side_by_side

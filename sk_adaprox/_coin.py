@@ -373,7 +373,7 @@ class CoinBettingClassifier(
 _REGRESSOR_UPDATE_NOTE = """
         The regressor's default is ``"cocob"``, the classifier's ``"normalized"``.
         Over five seeds of the regression panel
-        (``benchmarks/coin_regression_defaults.py``), ``"cocob"`` stays within
+        (``benchmarks/studies/coin_regression_defaults.py``), ``"cocob"`` stays within
         0.009 R² of a tuned ``SGDRegressor`` on every set, where
         ``"normalized"`` misses by up to 0.015 (abalone's correlated features)."""
 

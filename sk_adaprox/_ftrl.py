@@ -163,7 +163,7 @@ def _ftrl_parameters(alpha, l1):
 
 _CLASSIFIER_DEFAULTS_WHY = """The defaults (``alpha`` and ``l1`` chosen in the first
     pass, ``beta=0.1``) were chosen on a panel of ten classification sets
-    (benchmarks/selection_study.py, docs/training.md): fitted to ``tol``, they
+    (benchmarks/studies/selection_study.py, docs/training.md): fitted to ``tol``, they
     come within 0.005 test AUC of the best of a tuned grid (FTRL's and
     SGDClassifier's, picked on the test set) on every set. The former
     defaults (``alpha=0.1``, no ``l1``) lost up to 0.08 on sparse

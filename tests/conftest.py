@@ -1,7 +1,14 @@
 """Test-session setup.
 
 - Numba compiles into a fresh cache directory for every session, so a stale on-disk
-  cache can never hide an edit to a kernel.
+  cache can never hide an edit to a kernel. Every session then pays the kernels'
+  compile time; for a quick loop, ``SK_ADAPROX_TEST_NUMBA_CACHE=<dir>`` keeps the
+  compiled kernels in ``<dir>`` (created if missing, never deleted) from one session
+  to the next. That cache is keyed on a hash of every kernel source file
+  (``sk_adaprox/_kernels/_jit.py``), so an edit to a kernel still recompiles it.
+- Tests marked ``slow`` (new processes, compile cost, threads, benchmarks, real
+  data, scikit-learn's common checks: registered in ``pyproject.toml``) run by
+  default; ``python -m pytest -m "not slow"`` leaves them out.
 - ``SCIPY_ARRAY_API=1`` (read by scipy at import) lets scikit-learn's
   ``check_array_api_input`` run instead of skipping.
 - ``shared_data`` points at the real datasets in ``../shared/data`` (or
@@ -17,10 +24,15 @@ from pathlib import Path
 
 import pytest
 
-_NUMBA_CACHE_DIR = tempfile.mkdtemp(prefix="sk_adaprox_numba_cache_")
+_PERSISTENT_NUMBA_CACHE = os.environ.get("SK_ADAPROX_TEST_NUMBA_CACHE", "")
+if _PERSISTENT_NUMBA_CACHE:
+    _NUMBA_CACHE_DIR = str(Path(_PERSISTENT_NUMBA_CACHE).expanduser().resolve())
+    os.makedirs(_NUMBA_CACHE_DIR, exist_ok=True)
+else:
+    _NUMBA_CACHE_DIR = tempfile.mkdtemp(prefix="sk_adaprox_numba_cache_")
+    atexit.register(shutil.rmtree, _NUMBA_CACHE_DIR, ignore_errors=True)
 os.environ["NUMBA_CACHE_DIR"] = _NUMBA_CACHE_DIR
 os.environ["SCIPY_ARRAY_API"] = "1"
-atexit.register(shutil.rmtree, _NUMBA_CACHE_DIR, ignore_errors=True)
 if "numba" in sys.modules:  # a plugin imported numba first: make it re-read the env
     sys.modules["numba"].core.config.reload_config()
 
@@ -48,4 +60,12 @@ def pytest_report_header(config):
     import sk_adaprox
 
     where = Path(sk_adaprox.__file__).parent
-    return f"sk_adaprox {sk_adaprox.__version__} from {where}"
+    cache = (
+        f"persistent ({_NUMBA_CACHE_DIR}, from SK_ADAPROX_TEST_NUMBA_CACHE)"
+        if _PERSISTENT_NUMBA_CACHE
+        else f"fresh for this session ({_NUMBA_CACHE_DIR})"
+    )
+    return [
+        f"sk_adaprox {sk_adaprox.__version__} from {where}",
+        f"numba kernel cache: {cache}",
+    ]

@@ -257,6 +257,7 @@ def test_auto_cannot_start_from_given_weights():
         AdaGradClassifier(eta="auto").fit(X, y, coef_init=np.ones((1, X.shape[1])))
 
 
+@pytest.mark.slow  # five fits on 15,000 x 100,000, three of them choosing parameters
 def test_auto_finds_the_l1_that_rare_features_need():
     X, y = make_rare_features(20000, 100000, random_state=0)
     X_train, X_test, y_train, y_test = train_test_split(

@@ -20,6 +20,9 @@ import suite  # noqa: E402
 
 from sk_adaprox import AdaGradClassifier  # noqa: E402
 
+# The benchmark suite's machinery (and its peers, where installed).
+pytestmark = pytest.mark.slow
+
 
 def _dataset(task, n_features=10, used=(0, 3, 7), seed=0):
     """A separable problem on the columns ``used`` of ``n_features`` (the others

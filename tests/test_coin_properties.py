@@ -63,7 +63,7 @@ def test_the_normalized_rule_closes_the_text_gap():
     scikit-learn's SGD, where the cocob rule trails by about 0.01 AUC. (On SMS
     the bets' scale in units of each feature's largest value carries most of
     it; on RCV1 the division by the mean row norm does, which
-    benchmarks/coin_study.py measures.)"""
+    benchmarks/studies/coin_study.py measures.)"""
     texts, y = load_sms_spam(return_X_y=True)
     texts_train, texts_test, y_train, y_test = train_test_split(
         texts, y, test_size=0.25, stratify=y, random_state=0

@@ -28,6 +28,9 @@ import numba
 import pytest
 from new_process import run_python
 
+# A new process compiles every kernel from an empty cache: a minute or more.
+pytestmark = pytest.mark.slow
+
 _COMPILE_EVERY_KERNEL = """
     import json
     import numba

@@ -63,6 +63,11 @@ def _mean_loss(estimator, X, y, kind):
 CASES = [(algorithm, "binary") for algorithm in ALGORITHMS]
 CASES += [(algorithm, "regressor") for algorithm in ALGORITHMS]
 CASES += [("adagrad_md", "multiclass"), ("ftrl", "multiclass")]
+# The full matrix takes seconds per case here.
+CASES = [
+    pytest.param(*case, marks=pytest.mark.slow) if case[0] == "ons_full" else case
+    for case in CASES
+]
 
 
 @pytest.mark.parametrize("algorithm, kind", CASES)

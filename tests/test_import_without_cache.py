@@ -1,6 +1,10 @@
 """``import sk_adaprox`` works where Numba has nowhere to write its cache."""
 
+import pytest
 from new_process import run_python
+
+# Each test starts a new process that compiles a kernel without a cache.
+pytestmark = pytest.mark.slow
 
 
 def _run(code, env_extra=None):

@@ -428,7 +428,14 @@ def test_read_only_y_and_sample_weight_are_accepted(algorithm):
 # -- nothing is ever densified -----------------------------------------------------
 
 
-@pytest.mark.parametrize("algorithm", ALGORITHMS)
+@pytest.mark.parametrize(
+    "algorithm",
+    [
+        # The sketch takes seconds on a million features.
+        pytest.param(name, marks=pytest.mark.slow) if name == "ons_sketch" else name
+        for name in ALGORITHMS
+    ],
+)
 def test_wide_sparse_input_is_never_densified(algorithm, monkeypatch):
     """1e6 features: dense copies of X would need 400 MB; the model itself ~40 MB."""
 

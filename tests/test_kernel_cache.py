@@ -9,9 +9,13 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
 from new_process import run_python
 
 import sk_adaprox
+
+# Three new processes; two of them compile a kernel.
+pytestmark = pytest.mark.slow
 
 _FIT = """
     import json

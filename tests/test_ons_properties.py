@@ -2,7 +2,7 @@
 where they must show: logarithmic regret on an exp-concave stream, one pass as good
 as the offline fit on real data, and a sketch smaller than the data's rank staying
 close to the full matrix. Every estimator runs at its default gamma and eps
-(benchmarks/choose_defaults.py ons) unless a test says otherwise."""
+(benchmarks/studies/choose_defaults.py ons) unless a test says otherwise."""
 
 import sys
 import warnings

@@ -14,6 +14,9 @@ from sklearn.model_selection import train_test_split
 from sk_adaprox import AdaGradClassifier, FTRLClassifier
 from sk_adaprox.datasets import load_sms_spam, make_rare_features
 
+# About a second per test: each claim is checked on tens of thousands of rows.
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def rare_features():

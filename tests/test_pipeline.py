@@ -10,6 +10,7 @@ from sk_adaprox import AdaGradClassifier, FTRLClassifier
 from sk_adaprox.datasets import load_sms_spam
 
 
+@pytest.mark.slow  # n_jobs=2: joblib starts worker processes
 @pytest.mark.parametrize(
     "estimator, grid",
     [

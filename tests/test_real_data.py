@@ -28,6 +28,9 @@ from sk_adaprox import (
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 import _data  # noqa: E402  (the benchmarks' loaders of ../shared/data)
 
+# Seconds per test: loading and fitting real datasets.
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(autouse=True)
 def _needs_shared_data(shared_data):

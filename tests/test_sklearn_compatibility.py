@@ -1,5 +1,6 @@
 """scikit-learn's common estimator checks on every public estimator."""
 
+import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sk_adaprox import (
@@ -12,6 +13,9 @@ from sk_adaprox import (
     ONSClassifier,
     ONSRegressor,
 )
+
+# 1,900 checks: half a minute with compiled kernels, minutes from an empty cache.
+pytestmark = pytest.mark.slow
 
 _ONLINE_WEIGHTS = (
     "online updates: a row of weight k is one step of size k, not k steps, so "

@@ -24,6 +24,9 @@ from estimators import make
 
 from sk_adaprox import ONSClassifier, ONSRegressor
 
+# 400 MB states, page-fault counts, and a new process of its own.
+pytestmark = pytest.mark.slow
+
 NARROW = 2**16
 WIDE = 2**24
 _STATM = Path("/proc/self/statm")

@@ -11,6 +11,9 @@ from sklearn.model_selection import GridSearchCV
 
 from sk_adaprox.datasets import make_rare_features
 
+# Seconds per test: every algorithm fitted twice on wider data, in threads.
+pytestmark = pytest.mark.slow
+
 
 def _problem(seed):
     X, y = make_rare_features(600, 400, random_state=seed)

@@ -1,6 +1,6 @@
 """Choosing CoinBettingClassifier's defaults on issue 13's panel.
 
-Run: python benchmarks/coin_defaults.py [--sets a,b,...] [--out FILE.json]
+Run: python benchmarks/studies/coin_defaults.py [--sets a,b,...] [--out FILE.json]
 
 Coin betting's grid is its rule and that rule's one parameter, each under three
 epoch policies:
@@ -17,10 +17,16 @@ the ceiling over the sets and the worst difference from ``SGDClassifier()``.
 
 import argparse
 import json
+import sys
 import warnings
+from pathlib import Path
 
-from classifier_panel import _int32_indices
-from selection_study import SETS
+# The shared helpers (_data, ...) are in benchmarks/, one folder up.
+# ruff: noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from _data import CLASSIFICATION_PANEL as SETS
+from _data import int32_indices
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import SGDClassifier
 from sklearn.metrics import roc_auc_score
@@ -52,7 +58,7 @@ def settings():
 
 def sgd_aucs(X, y, X_test, y_test):
     """``(best of the log-loss grid, SGDClassifier())`` test AUCs."""
-    X, X_test = _int32_indices(X), _int32_indices(X_test)
+    X, X_test = int32_indices(X), int32_indices(X_test)
 
     def auc(**params):
         model = SGDClassifier(random_state=0, **params).fit(X, y)

@@ -1,6 +1,6 @@
 """Choosing CoinBettingRegressor's defaults on issue 13's regression panel.
 
-Run: python benchmarks/coin_regression_defaults.py [--sets a,b,...]
+Run: python benchmarks/studies/coin_regression_defaults.py [--sets a,b,...]
 [--seeds 0,1,2,3,4]
 
 The grid is coin betting's rule and that rule's one parameter, each under two
@@ -12,16 +12,22 @@ stopping tolerances:
   standardized target).
 
 Every setting is fitted once per shuffling seed on each set of
-``regression_panel.py`` (X standardized, the target raw). The reference of a seed
-is the best test R^2 of ``SGDRegressor``'s alpha x penalty grid under the same
-seed. Printed: per set and setting, the mean R^2 and the worst difference from
-the reference over the seeds; then, per setting, the worst difference over every
-set and seed (the issue's target is -0.01), its set, the mean difference, the
-mean number of passes and whether any fit warned.
+``benchmarks/regression_panel.py`` (X standardized, the target raw). The reference
+of a seed is the best test R^2 of ``SGDRegressor``'s alpha x penalty grid under the
+same seed. Printed: per set and setting, the mean R^2 and the worst difference from
+the reference over the seeds; then, per setting, the worst difference over every set
+and seed (the issue's target is -0.01), its set, the mean difference, the mean
+number of passes and whether any fit warned.
 """
 
 import argparse
+import sys
 import warnings
+from pathlib import Path
+
+# The shared helpers (regression_panel, _data, ...) are in benchmarks/, one folder up.
+# ruff: noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np
 from regression_panel import SETS, fitted_score, sgd_grid_best

@@ -1,7 +1,7 @@
 """Why coin betting trails on text: our §5 coin betting against a COCOB variant
 with per-example normalisation (the form Vowpal Wabbit's ``--coin`` uses).
 
-    python benchmarks/coin_study.py [--sets sms,rcv1,...] [--passes 1,5,20]
+    python benchmarks/studies/coin_study.py [--sets sms,rcv1,...] [--passes 1,5,20]
 
 ``CoinBettingClassifier()`` implements ALGORITHMS.md §5 per coordinate: L is the
 largest |gradient| seen, the initial wealth is L, and the bet's fraction is
@@ -27,12 +27,18 @@ order, to four decimals, on SMS, RCV1, Reuters and 20 NG at 1, 5 and 20 passes
 
 import argparse
 import math
+import sys
 import warnings
+from pathlib import Path
+
+# The shared helpers (_data, ...) are in benchmarks/, one folder up.
+# ruff: noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numba
 import numpy as np
 import scipy.sparse as sp
-from selection_study import SETS
+from _data import CLASSIFICATION_PANEL as SETS
 from sklearn.metrics import roc_auc_score
 
 from sk_adaprox import CoinBettingClassifier

@@ -1,6 +1,6 @@
 """How the default step sizes were chosen: one grid, the real datasets, one table.
 
-Run: python benchmarks/choose_defaults.py [adagrad|ftrl|ons [name parts,...]]
+Run: python benchmarks/studies/choose_defaults.py [adagrad|ftrl|ons [name parts,...]]
 (needs ../shared/data)
 
 For every dataset and every (step size, damping) on the algorithm's grid (AdaGrad:
@@ -19,9 +19,15 @@ cell of each (dataset, matrix, run). All of it takes about 15 minutes on two cor
 ``ons cal,a9a`` (parts of dataset names) runs only those.
 """
 
+import argparse
 import sys
 import time
 import warnings
+from pathlib import Path
+
+# The shared helpers (_data, ...) are in benchmarks/, one folder up.
+# ruff: noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import _data
 import numpy as np
@@ -244,9 +250,16 @@ def summarize_ons(scores):
 
 
 if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "algorithm", nargs="?", default="adagrad", choices=[*GRIDS, "ons"]
+    )
+    parser.add_argument(
+        "only", nargs="?", default="", help="ons: parts of dataset names, a,b,..."
+    )
+    args = parser.parse_args()
     np.set_printoptions(precision=4)
-    algorithm = sys.argv[1] if len(sys.argv) > 1 else "adagrad"
-    if algorithm == "ons":
-        main_ons(sys.argv[2] if len(sys.argv) > 2 else "")
+    if args.algorithm == "ons":
+        main_ons(args.only)
     else:
-        main(algorithm)
+        main(args.algorithm)

@@ -1,9 +1,10 @@
 """Where issue 13's remaining gaps come from: the epoch policy, l2, the loss.
 
-Run: python benchmarks/epoch_policy_study.py [--sets a,b,...] [--part refit,...]
+Run: python benchmarks/studies/epoch_policy_study.py [--sets a,b,...] [--part refit,...]
 
 Experiments on the classification panel of ``selection_study.py``, each
-printing test AUCs (benchmarks/README.md, "What the remaining gaps come from"):
+printing test AUCs (benchmarks/studies/NOTES.md, "What the remaining gaps come
+from"):
 
 - ``refit``: every classifier at its defaults fitted to ``tol``; with
   ``early_stopping=True`` (the model of the pass of lowest held-out log loss);
@@ -23,10 +24,16 @@ printing test AUCs (benchmarks/README.md, "What the remaining gaps come from"):
 """
 
 import argparse
+import sys
 import warnings
+from pathlib import Path
+
+# The shared helpers (_data, ...) are in benchmarks/, one folder up.
+# ruff: noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np
-from selection_study import SETS
+from _data import CLASSIFICATION_PANEL as SETS
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import SGDClassifier

@@ -1,7 +1,7 @@
 """ONS's full matrix against its diagonal at the defaults: what ``matrix="auto"``
 chooses between.
 
-Run: python benchmarks/ons_matrix.py [--cpu N]
+Run: python benchmarks/studies/ons_matrix.py [--cpu N]
 
 On the narrow sets of issue 13's panel (ijcnn1, agaricus, a9a, w8a) and on the
 synthetic correlated and low-rank sets of ``choose_defaults.py``, fits
@@ -15,8 +15,14 @@ over dense standard normal rows with either matrix, best of 3, at widths around
 
 import argparse
 import os
+import sys
 import time
 import warnings
+from pathlib import Path
+
+# The shared helpers (_data, ...) are in benchmarks/, one folder up.
+# ruff: noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np
 from _data import (

@@ -1,6 +1,6 @@
 """Can the progressive loss of one pass pick the step and l1? (issue 13)
 
-Run: python benchmarks/selection_study.py [--sets a,b,...] [--out FILE.json]
+Run: python benchmarks/studies/selection_study.py [--sets a,b,...] [--out FILE.json]
 
 For every classification set of issue 13's panel and every setting of the grid
 (update rule x eta x l1 for AdaGrad, alpha x l1 for FTRL, gamma x l1 for
@@ -23,24 +23,20 @@ whether selection inside the pass can reach issue 13's target (within 0.005).
 
 import argparse
 import json
+import sys
 import time
 import warnings
+from pathlib import Path
+
+# The shared helpers (_data, ...) are in benchmarks/, one folder up.
+# ruff: noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np
-from _data import (
-    a9a,
-    agaricus,
-    ijcnn1_standardized,
-    news20_comp_vs_rec,
-    rcv1_small,
-    reuters_moneyfx,
-    sms_spam_tfidf,
-    w8a,
-)
+from _data import CLASSIFICATION_PANEL as SETS
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import SGDClassifier
 from sklearn.metrics import roc_auc_score
-from sklearn.model_selection import train_test_split
 
 from sk_adaprox import (
     AdaGradClassifier,
@@ -48,7 +44,6 @@ from sk_adaprox import (
     ONSClassifier,
     progressive_val_predict,
 )
-from sk_adaprox.datasets import make_rare_features
 
 # eta, alpha, or ONS's gamma (whose step is 1 / gamma).
 ETAS = (0.03, 0.1, 0.3, 1.0)
@@ -59,31 +54,6 @@ L1S = {
     "dual_averaging": (0.0, 1e-6, 1e-5, 1e-4),
     "ftrl": (0.0, 0.1, 1.0, 10.0),
     "ons_diag": (0.0, 1e-6, 1e-5, 1e-4),
-}
-
-
-def rare(n_samples, n_features):
-    def load():
-        X, y = make_rare_features(n_samples, n_features, random_state=0)
-        X, X_test, y, y_test = train_test_split(
-            X, y, test_size=0.25, random_state=0, stratify=y
-        )
-        return X, y, X_test, y_test
-
-    return load
-
-
-SETS = {
-    "rare_20k": rare(20_000, 100_000),
-    "rare_160k": rare(160_000, 1_000_000),
-    "rcv1": rcv1_small,
-    "reuters": reuters_moneyfx,
-    "news_comp_rec": news20_comp_vs_rec,
-    "sms": sms_spam_tfidf,
-    "a9a": a9a,
-    "w8a": w8a,
-    "ijcnn1": ijcnn1_standardized,
-    "agaricus": agaricus,
 }
 
 

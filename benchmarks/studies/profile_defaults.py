@@ -1,7 +1,7 @@
 """Where the classifiers' default first pass spends its time (suite.py's misses).
 
-    python benchmarks/profile_defaults.py --cpu 1            # rare 160k x 1M
-    python benchmarks/profile_defaults.py --dataset "RCV1 subset"
+    python benchmarks/studies/profile_defaults.py --cpu 1            # rare 160k x 1M
+    python benchmarks/studies/profile_defaults.py --dataset "RCV1 subset"
 
 The defaults choose ``eta``/``alpha`` and ``l1`` among 16 candidate settings in the
 first pass of ``fit`` (``"auto"``). For binary problems the 16 run side by side in
@@ -37,12 +37,14 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import SGDClassifier
 from sklearn.metrics import roc_auc_score
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+# The shared helpers (suite, _floors, ...) are in benchmarks/, one folder up.
+# ruff: noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import suite  # noqa: E402
-from _floors import best_time, fused_floor  # noqa: E402
+import suite
+from _floors import best_time, fused_floor
 
-from sk_adaprox import AdaGradClassifier, FTRLClassifier  # noqa: E402
+from sk_adaprox import AdaGradClassifier, FTRLClassifier
 
 
 def main():
@@ -56,7 +58,7 @@ def main():
     warnings.simplefilter("ignore", ConvergenceWarning)
     data = suite.load_dataset(args.dataset, quick=False)
     # SGD's best grid point from the last full run of suite.py, else the grid.
-    results = Path(__file__).parent / "results" / "full" / "results.json"
+    results = Path(__file__).resolve().parents[1] / "results" / "full" / "results.json"
     grids = json.loads(results.read_text())["targets_sgd"] if results.exists() else []
     grid = next((g for g in grids if g["dataset"] == args.dataset), None)
     grid = grid or suite.sgd_grid(data)
