@@ -1165,9 +1165,10 @@ class OnlineLinearModel(BaseEstimator):
             if best_pass != self.n_iter_:
                 vars(self).update(best_snapshot)
         if not streaming:
-            self._warn_if_worse_than_baseline(
-                mean_loss, targets if rows is None else targets[rows], visited_weights
-            )
+            training = (X, targets, row_weights)
+            if rows is not None:
+                training = (X[rows], targets[rows], visited_weights)
+            self._warn_if_worse_than_baseline(mean_loss, training)
         if max_passes > 1 and self.tol is not None and not converged:
             warnings.warn(
                 "Maximum number of passes (max_iter) reached before the "
@@ -1177,10 +1178,18 @@ class OnlineLinearModel(BaseEstimator):
                 stacklevel=3,
             )
 
-    def _warn_if_worse_than_baseline(self, mean_loss, targets, row_weights):
-        """Warn (:class:`PoorFitWarning`) when the last pass's mean training loss
-        is above that of the best model without features (the intercept alone),
-        which a model that learned anything beats."""
+    def _warn_if_worse_than_baseline(self, pass_loss, training):
+        """Warn (:class:`~.exceptions.PoorFitWarning`) when the model predicts its
+        training rows ``(X, targets, row_weights)`` worse than the best model
+        without features (the intercept alone).
+
+        The last pass's mean loss ``pass_loss`` is the cheap test: each row was
+        scored before the model learned from it, so it is usually above the
+        model's own loss on the rows. Only where it is above the baseline's is the
+        model scored on the rows, O(their non-zeros), to tell a pass that learned
+        (a first pass over hard data) from a model that did not.
+        """
+        X, targets, row_weights = training
         baseline = baseline_loss(
             self.loss,
             self._loss_epsilon(),
@@ -1189,16 +1198,20 @@ class OnlineLinearModel(BaseEstimator):
             self._state.shape[2],
             bool(self.fit_intercept),
         )
-        if not mean_loss > baseline * (1.0 + _BASELINE_MARGIN):
+        limit = baseline * (1.0 + _BASELINE_MARGIN)
+        if not pass_loss > limit:
+            return
+        model_loss = self._validation_loss(training)
+        if not model_loss > limit:
             return
         model = "the intercept alone" if self.fit_intercept else "a score of 0"
         warnings.warn(
-            f"The training loss of the last pass ({mean_loss:.6g}, the mean over its "
-            f"rows) is above that of {model} ({baseline:.6g}): the model predicts "
-            "the training data worse than a model without features. Its steps "
-            "are likely too large for the features' scale: scale the features "
-            "(StandardScaler, or MaxAbsScaler for sparse data) or use a "
-            f"{self._smaller_steps} {self._step_size_name} (now "
+            f"The model's mean training loss ({model_loss:.6g}) is above that of "
+            f"{model} ({baseline:.6g}): it predicts the training data worse than a "
+            "model without features. Its steps are likely too large for the "
+            "features' scale: scale the features (StandardScaler, or MaxAbsScaler "
+            f"for sparse data) or use a {self._smaller_steps} "
+            f"{self._step_size_name} (now "
             f"{getattr(self, self._step_size_name)!r}).",
             PoorFitWarning,
             stacklevel=4,
@@ -1216,9 +1229,9 @@ class OnlineLinearModel(BaseEstimator):
         )
 
 
-# How far above the baseline's loss (relatively) the last pass's may be before fit
-# warns: on data without signal a model's progressive loss is about the
-# baseline's, a little above it (1 % is an R^2 of -0.01 for squared error).
+# How far above the baseline's loss (relatively) the model's may be before fit
+# warns: on data without signal a model's loss is about the baseline's, a little
+# above it (1 % is an R^2 of -0.01 for squared error).
 _BASELINE_MARGIN = 0.01
 
 

@@ -7,10 +7,12 @@ class PoorFitWarning(UserWarning):
     """``fit`` ended with a model that predicts its training data worse than a
     model without features would.
 
-    Raised when the mean training loss of the last pass is above that of the
+    Raised when the model's mean loss on its training rows is above that of the
     intercept alone (of a score of 0 with ``fit_intercept=False``) by more than
     1 %: a model that learned anything beats it, so the steps were likely too
     large for the features' scale. The message names the parameter to change.
+    (The last pass's mean loss is tested first; the model is scored on its
+    training rows only where that is above the intercept's.)
     ``warnings.simplefilter("error", PoorFitWarning)`` turns it into an error.
 
     Examples

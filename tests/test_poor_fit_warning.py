@@ -6,6 +6,7 @@ import warnings
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from sklearn.datasets import make_classification, make_regression
 from sklearn.exceptions import ConvergenceWarning
 
@@ -155,3 +156,24 @@ def test_baseline_loss_is_the_best_constant(loss, n_outputs, fit_intercept):
     expected = _brute_force_baseline(loss, targets, weights, n_outputs, fit_intercept)
     actual = baseline_loss(loss, 0.3, targets, weights, n_outputs, fit_intercept)
     assert actual == pytest.approx(expected, rel=1e-6, abs=1e-9)
+
+
+def test_a_pass_loss_above_the_baseline_is_confirmed_on_the_model():
+    """The last pass's loss is progressive: a first pass over hard data can end
+    above the intercept's loss with a good model (one epoch of ONS on
+    make_rare_features(160,000, 1,000,000): pass loss 0.77 against 0.69, test AUC
+    0.87). The model is then scored on its training rows, and only its own loss
+    above the baseline's warns."""
+    X, y = CLASSIFICATION
+    targets = np.where(y == 1, 1.0, -1.0)
+    training = (sp.csr_matrix(X), targets, np.ones(X.shape[0]))
+    good = ONSClassifier(random_state=0).fit(X, y)
+    bad = ONSClassifier(gamma=1e-5, max_iter=20, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        bad.fit(X, y)
+    for model, warns in ((good, False), (bad, True)):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            model._warn_if_worse_than_baseline(10.0, training)  # a pass loss far above
+        assert any(w.category is PoorFitWarning for w in caught) == warns

@@ -77,20 +77,19 @@ SUM_SQ_GRAD = 1
 
 
 @jit
-def scale_with_row(data, start, end, weight, scale_sums):
+def scale_with_row(sum_sq, count, weight, scale_sums):
     """The running scale m, the weighted mean of the squared non-zero feature
-    values, once the row is added: returns ``(sqrt(m), new sum, new weight)``
-    without writing ``scale_sums`` (:func:`commit_scale` does, once the row is
-    applied). ``scale_sums`` holds the weighted sum of squares and the sum of the
-    weights; m is 1 while it holds nothing."""
+    values, once a row with ``count`` non-zero values whose squares sum to
+    ``sum_sq`` is added (:func:`_scores_and_bounds` measures them): returns
+    ``(sqrt(m), new sum, new weight)`` without writing ``scale_sums``
+    (:func:`commit_scale` does, once the row is applied). ``scale_sums`` holds
+    the weighted sum of squares and the sum of the weights; m is 1 while it
+    holds nothing."""
     total = scale_sums[0]
     total_weight = scale_sums[1]
     if weight > 0.0:
-        for p in range(start, end):
-            x = data[p]
-            if x != 0.0:
-                total += weight * (x * x)
-                total_weight += weight
+        total += weight * sum_sq
+        total_weight += weight * count
     return root_scale(total, total_weight), total, total_weight
 
 
@@ -358,10 +357,13 @@ def squared_norms(state, out):
 @jit
 def _scores_and_bounds(data, indices, start, end, state, fit_intercept, scores):
     """Scores of one row with the current weights; return (max |x~|, max |w|) over
-    the row's coordinates."""
+    the row's coordinates, and the sum of the squares and the number of the row's
+    non-zero values (for :func:`scale_with_row`)."""
     intercept_row = state.shape[0] - 1
     max_abs_x = 1.0 if fit_intercept else 0.0
     max_abs_w = 0.0
+    sum_sq = 0.0
+    count = 0
     for k in range(scores.shape[0]):
         scores[k] = state[intercept_row, WEIGHT, k]
         max_abs_w = max(max_abs_w, abs(scores[k]))
@@ -369,6 +371,8 @@ def _scores_and_bounds(data, indices, start, end, state, fit_intercept, scores):
         j = indices[p]
         x = data[p]
         max_abs_x = max(max_abs_x, abs(x))
+        sum_sq += x * x
+        count += x != 0.0
         if scores.shape[0] == 1:  # the same without the output loop: faster
             w = state[j, WEIGHT, 0]
             scores[0] += w * x
@@ -378,7 +382,7 @@ def _scores_and_bounds(data, indices, start, end, state, fit_intercept, scores):
                 w = state[j, WEIGHT, k]
                 scores[k] += w * x
                 max_abs_w = max(max_abs_w, abs(w))
-    return max_abs_x, max_abs_w
+    return max_abs_x, max_abs_w, sum_sq, count
 
 
 # -- diagonal ----------------------------------------------------------------------
@@ -409,6 +413,12 @@ def _diag_curvatures(data, indices, start, end, intercept, state, prior, eps, ou
         out[k] = 0.0
         if intercept != 0.0:
             out[k] = 1.0 / (eps + state[intercept_row, SUM_SQ_GRAD, k])
+    if out.shape[0] == 1:  # the same with the sum in a register: faster
+        total = out[0]
+        for p in range(start, end):
+            total += (data[p] * data[p]) / (prior + state[indices[p], SUM_SQ_GRAD, 0])
+        out[0] = total
+        return
     for p in range(start, end):
         j = indices[p]
         x_sq = data[p] * data[p]
@@ -617,7 +627,7 @@ def diag_pass(
         end = indptr[i + 1]
         if regularized:
             md_begin_row(indices, start, end, state, avg_slot, t, a0, l1, 0.0)
-        max_abs_x, max_abs_w = _scores_and_bounds(
+        max_abs_x, max_abs_w, sum_sq, count = _scores_and_bounds(
             data, indices, start, end, state, fit_intercept, scores
         )
         if record_scores:
@@ -630,7 +640,7 @@ def diag_pass(
             break
         weight = row_weights[i]
         root, scale_total, scale_weight = scale_with_row(
-            data, start, end, weight, scale_sums
+            sum_sq, count, weight, scale_sums
         )
         if not math.isfinite(scale_total):  # squares beyond the largest float
             status = STATUS_NONFINITE_UPDATE
@@ -786,7 +796,9 @@ def full_pass(
         i = order[pos]
         start = indptr[i]
         end = indptr[i + 1]
-        _scores_and_bounds(data, indices, start, end, state, fit_intercept, scores)
+        _, _, sum_sq, count = _scores_and_bounds(
+            data, indices, start, end, state, fit_intercept, scores
+        )
         if record_scores:
             copy_values(scores, row_scores[pos])
         row_loss = row_derivatives(
@@ -796,7 +808,7 @@ def full_pass(
             status = STATUS_NONFINITE_SCORE
             break
         root, scale_total, scale_weight = scale_with_row(
-            data, start, end, row_weights[i], scale_sums
+            sum_sq, count, row_weights[i], scale_sums
         )
         if not math.isfinite(scale_total):  # squares beyond the largest float
             status = STATUS_NONFINITE_UPDATE
@@ -1065,7 +1077,7 @@ def sketch_pass(
         i = order[pos]
         start = indptr[i]
         end = indptr[i + 1]
-        max_abs_x, max_abs_w = _scores_and_bounds(
+        max_abs_x, max_abs_w, sum_sq, count = _scores_and_bounds(
             data, indices, start, end, state, fit_intercept, scores
         )
         if record_scores:
@@ -1079,7 +1091,7 @@ def sketch_pass(
         weight = row_weights[i]
         root_weight = math.sqrt(weight)
         root, scale_total, scale_weight = scale_with_row(
-            data, start, end, weight, scale_sums
+            sum_sq, count, weight, scale_sums
         )
         if not math.isfinite(scale_total):  # squares beyond the largest float
             status = STATUS_NONFINITE_UPDATE
