@@ -1,6 +1,7 @@
-"""AdaGrad estimators (Duchi, Hazan & Singer 2011; ALGORITHMS.md §1a and §1b)."""
+"""AdaGrad estimators (Duchi, Hazan & Singer 2011; docs/adagrad.md)."""
 
 from numbers import Real
+from typing import NamedTuple
 
 import numpy as np
 from sklearn.base import RegressorMixin
@@ -26,6 +27,20 @@ from ._proximal import LazyProximal
 from ._regression import OnlineRegressorMixin
 from ._state import StateSlot
 from ._typing import RandomStateLike
+
+
+class AdaGradParameters(NamedTuple):
+    """The parameters an AdaGrad state is trained and read with."""
+
+    update: str
+    eta: float
+    delta: float
+    l1: float
+    l2: float
+
+    def steps(self):
+        """``(eta, delta, l1, l2)``, as the kernels take them."""
+        return self.eta, self.delta, self.l1, self.l2
 
 
 class _AdaGrad(LazyProximal):
@@ -58,71 +73,71 @@ class _AdaGrad(LazyProximal):
         _kernels.SUM_GRAD, intercept=True, rule="dual_averaging"
     )
 
-    def _n_state_slots(self):
+    def _n_state_slots(self, chosen=None):
         # WEIGHT and SUM_SQ_GRAD; dual averaging adds SUM_GRAD, and mirror descent
         # with l1 or l2 its lazy bookkeeping (LAST_ROUND, IDLE_DECAY).
-        if self._param("update") == "dual_averaging":
+        if self._param("update", chosen) == "dual_averaging":
             return 3
-        return 4 if self._param("l1") > 0 or self.l2 > 0 else 2
+        return 4 if self._param("l1", chosen) > 0 or self.l2 > 0 else 2
 
     def _state_rule(self):
-        parameters = vars(self).get("_state_parameters")
-        return self._param("update") if parameters is None else parameters[0]
+        parameters = self._training.parameters
+        return self._param("update") if parameters is None else parameters.update
 
-    def _weight_parameters(self):
-        return (
-            self._param("update"),
-            float(self._param("eta")),
+    def _weight_parameters(self, chosen=None):
+        return AdaGradParameters(
+            self._param("update", chosen),
+            float(self._param("eta", chosen)),
             float(self.delta),
-            float(self._param("l1")),
+            float(self._param("l1", chosen)),
             float(self.l2),
         )
 
     def _weights_are_lazy(self):
         # Regularised dual averaging's weights are computed when read, too.
-        parameters = vars(self).get("_state_parameters")
-        return parameters is not None and (parameters[3] > 0.0 or parameters[4] > 0.0)
+        parameters = self._training.parameters
+        return parameters is not None and (parameters.l1 > 0.0 or parameters.l2 > 0.0)
 
     def _lazy_strengths(self):
-        parameters = vars(self).get("_state_parameters")
-        if parameters is None or parameters[0] == "dual_averaging":
+        parameters = self._training.parameters
+        if parameters is None or parameters.update == "dual_averaging":
             return None
-        l1, l2 = parameters[3], parameters[4]
-        return None if l1 == 0.0 and l2 == 0.0 else (l1, l2)
+        if parameters.l1 == 0.0 and parameters.l2 == 0.0:
+            return None
+        return parameters.l1, parameters.l2
 
     def _adopt_parameters(self, state, old, new):
-        update, eta, delta, l1, l2 = new
-        if self._is_averaging() and l1 > 0.0 and 0.0 < l2 < 1e-6 * l1:
+        if self._is_averaging() and new.l1 > 0.0 and 0.0 < new.l2 < 1e-6 * new.l1:
             # The closed-form sums of the idle weights subtract terms of size
             # l1 / l2: below this ratio they would lose more than 1e-10.
             raise ValueError(
-                f"average={self.average!r} with l2={l2!r} below 1e-6 * l1 "
-                f"(l1={l1!r}): the averaged weights cannot be kept accurately. "
+                f"average={self.average!r} with l2={new.l2!r} below 1e-6 * l1 "
+                f"(l1={new.l1!r}): the averaged weights cannot be kept accurately. "
                 "Set l2=0 or a larger l2, or average=False."
             )
-        if old is not None and old[0] != update:
+        if old is not None and old.update != new.update:
             raise ValueError(
-                f"update={update!r}, but the model was trained with the other "
+                f"update={new.update!r}, but the model was trained with the other "
                 "update rule, whose state cannot be continued. Call fit (with "
                 "warm_start=False) to start over."
             )
-        regularized = l1 > 0.0 or l2 > 0.0
-        if update == "dual_averaging":
+        regularized = new.l1 > 0.0 or new.l2 > 0.0
+        if new.update == "dual_averaging":
             # Every weight, the intercept's included, is a function of u, G and t
             # under the parameters: rewrite them (regularised feature weights are
             # computed again when read).
             if old is not None:
-                _kernels.da_weights_all(state, self.t_, eta, delta, l1, l2)
+                _kernels.da_weights_all(state, self.t_, *new.steps())
             return
         if old is None:
             return  # a new state: its slots fit the parameters it was made for
-        if old[3] > 0.0 or old[4] > 0.0:
+        if old.l1 > 0.0 or old.l2 > 0.0:
             # Finish the lazy rounds under the parameters they were run with.
-            _lazy.md_catch_up_all(state, self.t_, old[3], old[4])
+            _lazy.md_catch_up_all(state, self.t_, old.l1, old.l2)
         # The lazy bookkeeping slots exist exactly when l1 or l2 is on.
         state = self._with_rule_slots(state, 4 if regularized else 2)
         if regularized:
-            _kernels.md_start_lazy(state, self.t_, eta, delta, l1, l2)
+            _kernels.md_start_lazy(state, self.t_, *new.steps())
 
     def _check_can_start_from_weights(self, n_features, n_outputs):
         super()._check_can_start_from_weights(n_features, n_outputs)
@@ -138,44 +153,43 @@ class _AdaGrad(LazyProximal):
         # Dual-averaging weights are a function of u: give each assigned weight
         # the u that yields it, or the assignment would be undone at the
         # coordinate's next update. Mirror descent keeps the weights themselves.
-        update, eta, delta, l1, l2 = self._state_parameters
-        if update == "dual_averaging":
+        parameters = self._training.parameters
+        if parameters.update == "dual_averaging":
             failed = _kernels.da_sum_grad_from_weights(
-                self._kernel_state(), self.t_, eta, delta, l1, l2
+                self._kernel_state(), self.t_, *parameters.steps()
             )
             _raise_if_unrepresentable(failed, "delta = 0")
-        elif l1 > 0.0 or l2 > 0.0:
+        elif parameters.l1 > 0.0 or parameters.l2 > 0.0:
             # The assigned weights are current at round t_ and take their lazy
             # proximal steps from there on (coef_init: from round 0); the others
             # are brought to t_ first (an intercept assignment caught up the
             # intercept alone).
             state = self._state_for_reading()
-            _kernels.md_start_lazy(state, self.t_, eta, delta, l1, l2)
+            _kernels.md_start_lazy(state, self.t_, *parameters.steps())
 
     def _catch_up_weights(self, state):
-        update, eta, delta, l1, l2 = self._state_parameters
-        if update == "dual_averaging":
-            _kernels.da_weights_all(state, self.t_, eta, delta, l1, l2)
+        parameters = self._training.parameters
+        if parameters.update == "dual_averaging":
+            _kernels.da_weights_all(state, self.t_, *parameters.steps())
         else:
             super()._catch_up_weights(state)
 
     def _lazy_sparse_scores(self, X, state, out):
-        update, eta, delta, l1, l2 = self._state_parameters
-        if update == "dual_averaging":
-            rows = (X.data, X.indices, X.indptr, state, self.t_)
-            _kernels.da_scores(*rows, eta, delta, l1, l2, out)
+        parameters = self._training.parameters
+        if parameters.update == "dual_averaging":
+            arguments = (self.t_, *parameters.steps())
+            _kernels.da_scores(X.data, X.indices, X.indptr, state, arguments, out)
         else:
             super()._lazy_sparse_scores(X, state, out)
 
     def _side_by_side_supported(self, parameters):
         # Dual averaging only: mirror descent has no side-by-side kernel (its lazy
         # l1/l2 catch-up would need one of its own).
-        return all(update == "dual_averaging" for update, *_ in parameters)
+        return all(each.update == "dual_averaging" for each in parameters)
 
     def _side_by_side_pass(
         self, X, targets, row_weights, order, state, parameters, results
     ):
-        _, _, delta, _, l2 = parameters[0]
         _kernels.da_candidates_pass(
             X.data,
             X.indices,
@@ -187,30 +201,28 @@ class _AdaGrad(LazyProximal):
             self.t_,
             LOSS_CODES[self.loss],
             self._loss_epsilon(),
-            np.array([eta for _, eta, *_ in parameters]),
-            delta,
-            np.array([l1 for *_, l1, _ in parameters]),
-            l2,
+            np.array([each.eta for each in parameters]),
+            parameters[0].delta,
+            np.array([each.l1 for each in parameters]),
+            parameters[0].l2,
             bool(self.fit_intercept),
             *results,
         )
 
     def _run_pass(self, X, targets, row_weights, order, row_scores):
-        state = self._kernel_state()
-        update, eta, delta, l1, l2 = self._state_parameters
+        training = self._training
+        state = training.writable("array")
+        parameters = training.parameters
         rows = (X.data, X.indices, X.indptr, targets, row_weights, order)
         hyper = (
-            self.t_,
+            training.t,
             LOSS_CODES[self.loss],
             self._loss_epsilon(),
-            eta,
-            delta,
-            l1,
-            l2,
+            *parameters.steps(),
             bool(self.fit_intercept),
         )
         averaging = self._average_arguments()
-        if update == "dual_averaging":
+        if parameters.update == "dual_averaging":
             return _kernels.da_pass(*rows, state, row_scores, *hyper, *averaging)
         return _kernels.md_pass(*rows, state, row_scores, *hyper, *averaging)
 
@@ -218,24 +230,26 @@ class _AdaGrad(LazyProximal):
     # LazyProximal's (it decays with l1 or l2, else stays put).
 
     def _settle_all(self, state, avg_slot, t, a0):
-        update, eta, delta, l1, l2 = self._state_parameters
-        if update == "dual_averaging":
-            _kernels.da_settle_all(state, avg_slot, t, a0, eta, delta, l1, l2)
+        parameters = self._training.parameters
+        if parameters.update == "dual_averaging":
+            _kernels.da_settle_all(state, avg_slot, t, a0, *parameters.steps())
         else:
             super()._settle_all(state, avg_slot, t, a0)
 
     def _averaged_all(self, state, avg_slot, t, a0, out):
-        update, eta, delta, l1, l2 = self._state_parameters
-        if update == "dual_averaging":
-            _kernels.da_averaged_all(state, avg_slot, t, a0, eta, delta, l1, l2, out)
+        parameters = self._training.parameters
+        if parameters.update == "dual_averaging":
+            _kernels.da_averaged_all(state, avg_slot, t, a0, *parameters.steps(), out)
         else:
             super()._averaged_all(state, avg_slot, t, a0, out)
 
     def _averaged_sparse_scores(self, X, state, avg_slot, t, a0, out):
-        update, eta, delta, l1, l2 = self._state_parameters
-        if update == "dual_averaging":
-            rows = (X.data, X.indices, X.indptr, state, avg_slot, t, a0)
-            _kernels.da_averaged_scores(*rows, eta, delta, l1, l2, out)
+        parameters = self._training.parameters
+        if parameters.update == "dual_averaging":
+            arguments = (avg_slot, t, a0, *parameters.steps())
+            _kernels.da_averaged_scores(
+                X.data, X.indices, X.indptr, state, arguments, out
+            )
         else:
             super()._averaged_sparse_scores(X, state, avg_slot, t, a0, out)
 
@@ -270,9 +284,8 @@ _CLASSIFIER_DEFAULTS_WHY = """The defaults (dual averaging; ``eta`` and ``l1`` c
     classification sets (benchmarks/studies/selection_study.py, docs/training.md):
     fitted to ``tol``, they come within 0.005 test AUC of the best of a tuned
     grid (AdaGrad's and SGDClassifier's, picked on the test set) on every
-    set, where the former defaults (mirror descent, ``eta=0.1``, no ``l1``)
-    lost up to 0.08 on sparse rare-feature data. The first pass trains all
-    16 candidates; set ``eta`` and ``l1`` to skip the choice."""
+    set. The first pass trains all 16 candidates; set ``eta`` and ``l1`` to
+    skip the choice."""
 
 _REGRESSOR_DEFAULTS_WHY = """The defaults ``eta=0.1, delta=0.1`` were chosen on tf-idf
     text, one-hot and standardised dense data (docs/adagrad.md, "Choosing the

@@ -15,10 +15,9 @@ from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets, unique_labels
 
-from ._base import unchanged_on_error
 from ._losses import CLASSIFICATION_LOSSES, PROBABILISTIC_LOSSES
 from ._typing import ArrayLike, FloatArray, MatrixLike, NDArray
-from ._validation import checked_batch
+from ._validation import checked_batch, unchanged_on_error
 
 
 def _check_proba(estimator):
@@ -84,22 +83,7 @@ class OnlineClassifierMixin:
             X, y, sample_weight = self._validate_training_data(
                 X, y, sample_weight, reset=True, y_numeric=False
             )
-            check_classification_targets(y)
-            classes = unique_labels(y)
-            if classes.shape[0] < 2:
-                raise ValueError(
-                    "The number of classes has to be greater than one; got "
-                    f"{classes.shape[0]} class"
-                )
-            if keep_state:
-                if not np.array_equal(classes, self.classes_):
-                    raise ValueError(
-                        f"warm_start=True, but y has classes {classes} and the fitted "
-                        f"model {self.classes_}. Set warm_start=False to refit."
-                    )
-                self._check_warm_start(X.shape[1], _n_outputs(classes))
-            else:
-                self._check_state_size(X.shape[1], _n_outputs(classes))
+            classes = self._checked_fit_classes(y, X.shape[1], keep_state)
             targets, row_weights = self._encode_labels(y, sample_weight, classes, False)
             plan = self._plan_passes(X, targets, row_weights, stratify=True)
             initial_weights = self._checked_initial_weights(
@@ -110,6 +94,27 @@ class OnlineClassifierMixin:
             self.classes_ = classes
         self._fit_passes(X, targets, row_weights, plan, initial_weights)
         return self
+
+    def _checked_fit_classes(self, y, n_features, keep_state):
+        """``fit``'s classes: at least two, those of the fitted model where it
+        goes on training it (``keep_state``), with a state that may be made."""
+        check_classification_targets(y)
+        classes = unique_labels(y)
+        if classes.shape[0] < 2:
+            raise ValueError(
+                "The number of classes has to be greater than one; got "
+                f"{classes.shape[0]} class"
+            )
+        if keep_state:
+            if not np.array_equal(classes, self.classes_):
+                raise ValueError(
+                    f"warm_start=True, but y has classes {classes} and the fitted "
+                    f"model {self.classes_}. Set warm_start=False to refit."
+                )
+            self._check_warm_start(n_features, _n_outputs(classes))
+        else:
+            self._check_state_size(n_features, _n_outputs(classes))
+        return classes
 
     def partial_fit(
         self,

@@ -1,7 +1,8 @@
-"""Coin-betting estimators: parameter-free per-coordinate learning (ALGORITHMS.md §5;
+"""Coin-betting estimators: parameter-free per-coordinate learning (docs/coin.md;
 Orabona & Pál 2016, Orabona & Tommasi 2017)."""
 
 from numbers import Real
+from typing import NamedTuple
 
 import numpy as np
 from sklearn.base import RegressorMixin
@@ -25,6 +26,14 @@ from ._state import StateSlot
 from ._typing import RandomStateLike
 
 
+class CoinParameters(NamedTuple):
+    """The parameters a coin-betting state is trained and read with."""
+
+    update: str
+    alpha: float
+    initial_wealth: float
+
+
 class _CoinBetting:
     """Per-coordinate coin betting: its parameters, state slots and kernel calls.
 
@@ -33,8 +42,8 @@ class _CoinBetting:
     ``reward_`` (R) under both rules; ``max_abs_grad_`` (L) under
     ``update="cocob"``, whose kernel keeps the bets current in the ``WEIGHT``
     slot; ``max_abs_x_`` and ``max_abs_dloss_`` under ``update="normalized"``,
-    whose served weights (bets over N, the running mean row norm in
-    ``_row_norms``) are computed when read.
+    whose served weights (bets over N, the running mean row norm, whose sums
+    are the training state's ``extras["row_norms"]``) are computed when read.
     """
 
     _parameter_constraints: dict = {
@@ -72,56 +81,50 @@ class _CoinBetting:
         return "larger" if self._state_rule() == "cocob" else "smaller"
 
     def _state_rule(self):
-        parameters = vars(self).get("_state_parameters")
-        return self.update if parameters is None else parameters[0]
+        parameters = self._training.parameters
+        return self.update if parameters is None else parameters.update
 
-    def _n_state_slots(self):
+    def _n_state_slots(self, chosen=None):
         # cocob: WEIGHT, SUM_NEG_GRAD, SUM_ABS_GRAD, MAX_ABS_GRAD, REWARD; the
         # normalised rule: the same with MAX_ABS_X for MAX_ABS_GRAD, and
         # MAX_ABS_DLOSS.
         return 5 if self.update == "cocob" else 6
 
-    def _start_training(self, n_features, n_outputs, chosen=None):
-        super()._start_training(n_features, n_outputs, chosen)
+    def _training_started(self, n_features, n_outputs):
         # (sum of s * row norm, sum of s, sum of 1 / N over the averaged rounds)
-        self._row_norms = np.zeros(3)
+        self._training.extras["row_norms"] = np.zeros(3)
 
-    def _weight_parameters(self):
-        return (self.update, float(self.alpha), float(self.initial_wealth))
+    def _weight_parameters(self, chosen=None):
+        return CoinParameters(
+            self.update, float(self.alpha), float(self.initial_wealth)
+        )
 
     def _weights_are_lazy(self):
         return self._state_rule() == "normalized"
 
     def _adopt_parameters(self, state, old, new):
-        if old is not None and old[0] != new[0]:
+        if old is not None and old.update != new.update:
             raise ValueError(
-                f"update={new[0]!r}, but the model was trained with the other "
+                f"update={new.update!r}, but the model was trained with the other "
                 "update rule, whose state cannot be continued. Call fit (with "
                 "warm_start=False) to start over."
             )
         # A new state's bets are 0 under any parameter. The normalised rule's
         # served weights are computed when read; cocob's are recomputed once.
-        if old is not None and new[0] == "cocob":
-            _kernels.weights_all(state, new[1])
+        if old is not None and new.update == "cocob":
+            _kernels.weights_all(state, new.alpha)
 
     def _mean_row_norm(self):
-        return _kernels.mean_row_norm(vars(self).get("_row_norms", np.zeros(3)))
+        return _kernels.mean_row_norm(self._training.extras["row_norms"])
 
     def _catch_up_weights(self, state):
         _kernels.normalized_weights_all(
-            state, self._state_parameters[2], self._mean_row_norm()
+            state, self._training.parameters.initial_wealth, self._mean_row_norm()
         )
 
     def _lazy_sparse_scores(self, X, state, out):
-        _kernels.normalized_scores(
-            X.data,
-            X.indices,
-            X.indptr,
-            state,
-            self._state_parameters[2],
-            self._mean_row_norm(),
-            out,
-        )
+        arguments = (self._training.parameters.initial_wealth, self._mean_row_norm())
+        _kernels.normalized_scores(X.data, X.indices, X.indptr, state, arguments, out)
 
     def _check_can_start_from_weights(self, n_features, n_outputs):
         raise ValueError(
@@ -130,35 +133,32 @@ class _CoinBetting:
             "which start at zero."
         )
 
-    def _drop_training_state(self):
-        super()._drop_training_state()
-        vars(self).pop("_row_norms", None)
-
     def _run_pass(self, X, targets, row_weights, order, row_scores):
-        update, alpha, initial_wealth = self._state_parameters
+        training = self._training
+        parameters = training.parameters
         rows = (X.data, X.indices, X.indptr, targets, row_weights, order)
-        if update == "cocob":
+        if parameters.update == "cocob":
             return _kernels.coin_pass(
                 *rows,
-                self._kernel_state(),
+                training.writable("array"),
                 row_scores,
                 LOSS_CODES[self.loss],
                 self._loss_epsilon(),
-                alpha,
+                parameters.alpha,
                 bool(self.fit_intercept),
-                self.t_,
+                training.t,
                 *self._average_arguments(),
             )
         return _kernels.normalized_pass(
             *rows,
-            self._kernel_state(),
-            self._writable("_row_norms"),
+            training.writable("array"),
+            training.writable("row_norms"),
             row_scores,
             LOSS_CODES[self.loss],
             self._loss_epsilon(),
-            initial_wealth,
+            parameters.initial_wealth,
             bool(self.fit_intercept),
-            self.t_,
+            training.t,
             *self._average_arguments(),
         )
 
@@ -169,29 +169,37 @@ class _CoinBetting:
         if self._state_rule() == "cocob":
             return super()._settle_all(state, avg_slot, t, a0)
         _kernels.normalized_settle_all(
-            state, self._writable("_row_norms"), avg_slot, self._state_parameters[2]
+            state,
+            self._training.writable("row_norms"),
+            avg_slot,
+            self._training.parameters.initial_wealth,
         )
 
     def _averaged_all(self, state, avg_slot, t, a0, out):
         if self._state_rule() == "cocob":
             return super()._averaged_all(state, avg_slot, t, a0, out)
+        training = self._training
         _kernels.normalized_averaged_all(
-            state, self._row_norms, avg_slot, self._state_parameters[2], t - a0, out
+            state,
+            training.extras["row_norms"],
+            avg_slot,
+            training.parameters.initial_wealth,
+            t - a0,
+            out,
         )
 
     def _averaged_sparse_scores(self, X, state, avg_slot, t, a0, out):
         if self._state_rule() == "cocob":
             return super()._averaged_sparse_scores(X, state, avg_slot, t, a0, out)
-        _kernels.normalized_averaged_scores(
-            X.data,
-            X.indices,
-            X.indptr,
-            state,
-            self._row_norms,
+        training = self._training
+        arguments = (
+            training.extras["row_norms"],
             avg_slot,
-            self._state_parameters[2],
+            training.parameters.initial_wealth,
             t - a0,
-            out,
+        )
+        _kernels.normalized_averaged_scores(
+            X.data, X.indices, X.indptr, state, arguments, out
         )
 
 

@@ -1,6 +1,7 @@
-"""FTRL-Proximal estimators (McMahan et al. 2013; ALGORITHMS.md §2)."""
+"""FTRL-Proximal estimators (McMahan et al. 2013; docs/ftrl.md)."""
 
 from numbers import Real
+from typing import NamedTuple
 
 import numpy as np
 from sklearn.base import RegressorMixin
@@ -26,12 +27,24 @@ from ._state import StateSlot
 from ._typing import RandomStateLike
 
 
+class FTRLParameters(NamedTuple):
+    """The parameters an FTRL state is trained and read with (``l1`` and ``l2``
+    already scaled by the pass multiplier)."""
+
+    alpha: float
+    beta: float
+    l1: float
+    l2: float
+
+
 class _FTRL:
     """The FTRL-Proximal algorithm: its parameters, state slots and kernel calls.
 
     State slots (views shaped like ``coef_``, or ``intercept_`` for the
     ``intercept_*`` ones): ``z_`` and ``n_`` of McMahan et al.; the weights are a
-    closed form of them, kept current in the ``WEIGHT`` slot by the kernel.
+    closed form of them, kept current in the ``WEIGHT`` slot by the kernel. The
+    training state's ``extras["pass_multiplier"]`` is p for pass p of ``fit``
+    (a stream keeps the last one), which scales ``l1`` and ``l2``.
     """
 
     _parameter_constraints: dict = {
@@ -51,18 +64,27 @@ class _FTRL:
     n_ = StateSlot(_kernels.N)
     intercept_n_ = StateSlot(_kernels.N, intercept=True)
 
-    def _n_state_slots(self):
+    def _n_state_slots(self, chosen=None):
         return 3  # WEIGHT, N, Z
 
-    def _weight_parameters(self):
+    def _training_started(self, n_features, n_outputs):
+        self._training.extras["pass_multiplier"] = 1
+
+    def _pass_starting(self, streaming):
         # l1 and l2 weigh the loss summed over the training data, and pass p of
-        # fit has summed p passes into z: they are scaled by p (the pass loop's
-        # _pass_multiplier; a stream keeps the last).
-        scale = float(vars(self).get("_pass_multiplier", 1))
-        return (
-            float(self._param("alpha")),
+        # fit has summed p passes into z: they are scaled by p (a stream keeps
+        # the last).
+        training = self._training
+        passes = training.data_passes
+        multiplier = max(1, passes) if streaming else passes + 1
+        training.extras["pass_multiplier"] = multiplier
+
+    def _weight_parameters(self, chosen=None):
+        scale = float(self._training.extras["pass_multiplier"])
+        return FTRLParameters(
+            float(self._param("alpha", chosen)),
             float(self.beta),
-            float(self._param("l1")) * scale,
+            float(self._param("l1", chosen)) * scale,
             float(self.l2) * scale,
         )
 
@@ -70,16 +92,19 @@ class _FTRL:
         # A new state's weights are 0 under any parameters; otherwise every weight,
         # a closed form of its z and n, is rewritten once under the new ones.
         if old is not None:
-            alpha, beta, l1, l2 = new
-            _kernels.weights_all(state, 1.0 / alpha, beta, l1, l2)
+            _kernels.weights_all(state, 1.0 / new.alpha, new.beta, new.l1, new.l2)
 
     def _weights_assigned(self):
         # Weights are a function of z: give each assigned weight the z that
         # yields it, or the assignment would be undone at the coordinate's next
         # update.
-        alpha, beta, l1, l2 = self._state_parameters
+        parameters = self._training.parameters
         failed = _kernels.z_from_weights(
-            self._kernel_state(), 1.0 / alpha, beta, l1, l2
+            self._kernel_state(),
+            1.0 / parameters.alpha,
+            parameters.beta,
+            parameters.l1,
+            parameters.l2,
         )
         _raise_if_unrepresentable(failed, "beta = l2 = 0")
 
@@ -89,7 +114,6 @@ class _FTRL:
     def _side_by_side_pass(
         self, X, targets, row_weights, order, state, parameters, results
     ):
-        _, beta, _, l2 = parameters[0]
         _kernels.ftrl_candidates_pass(
             X.data,
             X.indices,
@@ -100,16 +124,17 @@ class _FTRL:
             state,
             LOSS_CODES[self.loss],
             self._loss_epsilon(),
-            np.array([1.0 / alpha for alpha, *_ in parameters]),
-            beta,
-            np.array([l1 for _, _, l1, _ in parameters]),
-            l2,
+            np.array([1.0 / each.alpha for each in parameters]),
+            parameters[0].beta,
+            np.array([each.l1 for each in parameters]),
+            parameters[0].l2,
             bool(self.fit_intercept),
             *results,
         )
 
     def _run_pass(self, X, targets, row_weights, order, row_scores):
-        alpha, beta, l1, l2 = self._state_parameters
+        training = self._training
+        parameters = training.parameters
         return _kernels.ftrl_pass(
             X.data,
             X.indices,
@@ -117,16 +142,16 @@ class _FTRL:
             targets,
             row_weights,
             order,
-            self._kernel_state(),
+            training.writable("array"),
             row_scores,
             LOSS_CODES[self.loss],
             self._loss_epsilon(),
-            1.0 / alpha,
-            beta,
-            l1,
-            l2,
+            1.0 / parameters.alpha,
+            parameters.beta,
+            parameters.l1,
+            parameters.l2,
             bool(self.fit_intercept),
-            self.t_,
+            training.t,
             *self._average_arguments(),
         )
 
@@ -165,10 +190,8 @@ _CLASSIFIER_DEFAULTS_WHY = """The defaults (``alpha`` and ``l1`` chosen in the f
     pass, ``beta=0.1``) were chosen on a panel of ten classification sets
     (benchmarks/studies/selection_study.py, docs/training.md): fitted to ``tol``, they
     come within 0.005 test AUC of the best of a tuned grid (FTRL's and
-    SGDClassifier's, picked on the test set) on every set. The former
-    defaults (``alpha=0.1``, no ``l1``) lost up to 0.08 on sparse
-    rare-feature data. The first pass trains all 16 candidates; set
-    ``alpha`` and ``l1`` to skip the choice."""
+    SGDClassifier's, picked on the test set) on every set. The first pass trains
+    all 16 candidates; set ``alpha`` and ``l1`` to skip the choice."""
 
 _REGRESSOR_DEFAULTS_WHY = """The defaults ``alpha=0.1, beta=0.1`` were chosen on tf-idf
     text, one-hot and hashed one-hot, and standardised dense data (docs/ftrl.md,

@@ -3,6 +3,7 @@
 import functools
 import math
 from numbers import Integral, Real
+from typing import NamedTuple
 
 import numpy as np
 from sklearn.base import RegressorMixin
@@ -28,15 +29,6 @@ from ._proximal import LazyProximal
 from ._regression import OnlineRegressorMixin
 from ._state import StateSlot
 from ._typing import RandomStateLike
-
-# Fitted arrays that are not per-coordinate, by the matrix variant that has them;
-# every variant also has the running scale's sums, ``_scale_sums``.
-_MATRIX_ARRAYS = {
-    "full": ("_a_inv",),
-    "diag": ("_squared_norms",),
-    "sketch": ("_sketch", "_sketch_gram_inverse", "_sketch_rows"),
-}
-_SCALE_SUMS = "_scale_sums"
 
 # matrix="auto" keeps A^-1 while all outputs' matrices fit in this many bytes (up to
 # 180 features for one output): A^-1 then stays in a core's L2 cache and a row costs
@@ -64,20 +56,34 @@ def _blas_threads():
     return ThreadpoolController()
 
 
+class ONSParameters(NamedTuple):
+    """The parameters an ONS state is trained and read with (``radius`` inf for
+    no ball, ``sketch_size`` 0 unless the matrix is the sketch)."""
+
+    matrix: str
+    sketch_size: int
+    gamma: float
+    eps: float
+    radius: float
+    l1: float
+
+
 class _ONS(LazyProximal):
     """The Online Newton Step: its parameters, state and kernel calls.
 
-    Every variant keeps the sums of the running scale m (``_scale_sums``, see
-    :func:`._kernels.ons.scale_with_row`) and learns in the units of the features
-    divided by sqrt(m). ``"diag"`` keeps A's diagonal in the state array (slot
-    ``SUM_SQ_GRAD``, G, with A = eps m + G), plus each output's squared weight
-    norm (``_squared_norms``) for the projection. ``"full"`` keeps A^{-1} (in the
-    normalized units) in ``_a_inv``, shape (K, d + 1, d + 1); ``"sketch"`` its
-    sketch ``_sketch`` (K, 2m, d + 1), H = (eps I + S S^T)^{-1} in
-    ``_sketch_gram_inverse`` (K, 2m, 2m) and the sketch rows in use per output,
-    ``_sketch_rows``. The weights are the state's ``WEIGHT`` slot in all three.
-    ``"diag"`` with ``l1`` > 0 also has the lazy bookkeeping slots of
-    :mod:`._kernels.lazy`, and its weights lag behind ``t_`` until read.
+    The training state's ``extras``: ``"auto_matrix"``, what ``matrix="auto"``
+    means for the shape training started with; ``"scale_sums"``, the sums of the
+    running scale m (:func:`._kernels.ons.scale_with_row`), in whose units every
+    variant learns (the features divided by sqrt(m)); and the variant's arrays.
+    ``"diag"`` keeps A's diagonal in the state array (slot ``SUM_SQ_GRAD``, G,
+    with A = eps m + G), and ``"squared_norms"``, each output's squared weight
+    norm, for the projection. ``"full"`` keeps A^{-1} (in the normalized units)
+    in ``"a_inv"``, shape (K, d + 1, d + 1); ``"sketch"`` its sketch ``"sketch"``
+    (K, 2m, d + 1), H = (eps I + S S^T)^{-1} in ``"sketch_gram_inverse"`` (K, 2m,
+    2m) and the sketch rows in use per output, ``"sketch_rows"``. The weights are
+    the state's ``WEIGHT`` slot in all three. ``"diag"`` with ``l1`` > 0 also has
+    the lazy bookkeeping slots of :mod:`._kernels.lazy`, and its weights lag
+    behind ``t_`` until read.
     """
 
     _parameter_constraints: dict = {
@@ -105,20 +111,21 @@ class _ONS(LazyProximal):
     @property
     def A_inv_(self):
         """The inverse of A (``matrix="full"``); see the class's Attributes."""
-        return self._matrix_view("_a_inv", "full")
+        return self._matrix_view("a_inv", "full")
 
     @property
     def S_(self):
         """The Frequent Directions sketch (``matrix="sketch"``)."""
-        return self._matrix_view("_sketch", "sketch")
+        return self._matrix_view("sketch", "sketch")
 
     @property
     def H_(self):
         """``inv(eps * I + S_ @ S_.T)`` (``matrix="sketch"``)."""
-        return self._matrix_view("_sketch_gram_inverse", "sketch")
+        return self._matrix_view("sketch_gram_inverse", "sketch")
 
     def _matrix_view(self, name, matrix):
-        array = vars(self).get(name)
+        training = getattr(self, "_training", None)
+        array = None if training is None else training.extras.get(name)
         if array is None or self._state_rule() != matrix:
             raise AttributeError(
                 f"{type(self).__name__!r} object has no attribute for {name!r}: it "
@@ -126,21 +133,54 @@ class _ONS(LazyProximal):
             )
         return array[0] if self._coef_shape(1, 1) == (1,) else array
 
-    def _n_state_slots(self):
+    @property
+    def feature_scale_(self):
+        """The running scale m; see the class's Attributes."""
+        self._check_fitted()
+        if "scale_sums" not in self._training.extras:
+            raise AttributeError(
+                "feature_scale_ was dropped by sparsify(), which keeps only what "
+                "prediction needs."
+            )
+        return self._root_scale() ** 2
+
+    @property
+    def matrix_(self):
+        """The variant in use; see the class's Attributes."""
+        self._check_fitted()
+        return self._state_rule()
+
+    def _training_started(self, n_features, n_outputs):
+        # What "auto" means for this shape, kept should matrix become "auto" later.
+        self._training.extras["auto_matrix"] = _auto_matrix_for(
+            n_features, n_outputs, self.max_matrix_bytes, self.l1
+        )
+
+    def _n_state_slots(self, chosen=None):
         if self._matrix() != "diag":
             return 1  # WEIGHT
         # WEIGHT and SUM_SQ_GRAD, and with l1 the lazy bookkeeping.
-        return 4 if self._l1() > 0.0 else 2
+        return 4 if self._l1(chosen) > 0.0 else 2
 
     def _state_rule(self):
-        parameters = vars(self).get("_state_parameters")
-        return self._matrix() if parameters is None else parameters[0]
+        parameters = self._training.parameters
+        return self._matrix() if parameters is None else parameters.matrix
 
-    def _weight_parameters(self):
+    def _weight_parameters(self, chosen=None):
         matrix = self._matrix()
-        radius = math.inf if self.radius is None else float(self.radius)
-        sketch_size = int(self.sketch_size) if matrix == "sketch" else 0
-        l1 = self._l1()
+        return ONSParameters(
+            matrix,
+            int(self.sketch_size) if matrix == "sketch" else 0,
+            float(self.gamma),
+            float(self.eps),
+            math.inf if self.radius is None else float(self.radius),
+            self._l1(chosen),
+        )
+
+    def _check_parameters(self):
+        if not self._is_initialized():
+            return
+        matrix, l1 = self._matrix(), self._l1()
         if l1 > 0.0 and matrix != "diag":
             advice = (
                 "matrix='auto' chose it when training started; call fit (with "
@@ -153,16 +193,15 @@ class _ONS(LazyProximal):
                 f"l1={l1!r} needs matrix='diag': the full and sketched matrices "
                 f"have no l1 step, and the model's matrix is {matrix!r}. {advice}"
             )
-        return (matrix, sketch_size, float(self.gamma), float(self.eps), radius, l1)
 
-    def _l1(self):
+    def _l1(self, chosen=None):
         """``l1``, or the value chosen for ``"auto"``, which means 0 where the
         matrix is not the diagonal (or the state's is not: a change of matrix is
         refused when the state adopts it)."""
         matrices = (self._matrix(), self._state_rule())
         if isinstance(self.l1, str) and matrices != ("diag", "diag"):
             return 0.0
-        return float(self._param("l1"))
+        return float(self._param("l1", chosen))
 
     def _candidates(self, n_features=None, n_outputs=None):
         # l1, the only parameter with "auto", is chosen for the diagonal only.
@@ -171,10 +210,10 @@ class _ONS(LazyProximal):
         return super()._candidates()
 
     def _lazy_strengths(self):
-        parameters = vars(self).get("_state_parameters")
-        if parameters is None or parameters[5] == 0.0:
+        parameters = self._training.parameters
+        if parameters is None or parameters.l1 == 0.0:
             return None
-        return parameters[5], 0.0
+        return parameters.l1, 0.0
 
     def _matrix(self, n_features=None, n_outputs=None):
         """The variant ``matrix`` asks for, "auto" resolved for data of this shape
@@ -182,21 +221,8 @@ class _ONS(LazyProximal):
         if self.matrix != "auto":
             return self.matrix
         if n_features is None:
-            return self._auto_matrix
+            return self._training.extras["auto_matrix"]
         return _auto_matrix_for(n_features, n_outputs, self.max_matrix_bytes, self.l1)
-
-    def _start_training(self, n_features, n_outputs, chosen=None):
-        # What "auto" means for this shape, kept should matrix become "auto" later.
-        self._auto_matrix = _auto_matrix_for(
-            n_features, n_outputs, self.max_matrix_bytes, self.l1
-        )
-        super()._start_training(n_features, n_outputs, chosen)
-
-    @property
-    def matrix_(self):
-        """The variant in use; see the class's Attributes."""
-        self._check_fitted()
-        return self._state_rule()
 
     def _matrix_bytes(self, n_features, n_outputs, matrix):
         if matrix == "full":
@@ -225,156 +251,165 @@ class _ONS(LazyProximal):
             )
 
     def _adopt_parameters(self, state, old, new):
-        matrix, sketch_size, gamma, eps, radius, l1 = new
-        n_outputs, size = state.shape[2], state.shape[0]
         if old is None:
-            self._drop_matrix_arrays()
-            # The weighted sum of squared non-zero feature values and of their
-            # weights: the running scale m (_kernels.ons.scale_with_row).
-            self._scale_sums = np.zeros(2)
-            if matrix == "full":
-                self._a_inv = np.zeros((n_outputs, size, size))
-                diagonal = np.arange(size)
-                self._a_inv[:, diagonal, diagonal] = 1.0 / eps
-            elif matrix == "sketch":
-                rows = 2 * sketch_size
-                self._sketch = np.zeros((n_outputs, rows, size))
-                self._sketch_gram_inverse = np.zeros((n_outputs, rows, rows))
-                diagonal = np.arange(rows)
-                self._sketch_gram_inverse[:, diagonal, diagonal] = 1.0 / eps
-                self._sketch_rows = np.zeros(n_outputs, dtype=np.int64)
-            else:
-                # A new state's weights are 0: no lazy decay to record until
-                # weights are assigned (coef_init, see _weights_assigned).
-                self._squared_norms = np.zeros(n_outputs)
+            self._new_matrices(new, state.shape[2], state.shape[0])
             return
-        if (old[0], old[1]) != (matrix, sketch_size):
+        if (old.matrix, old.sketch_size) != (new.matrix, new.sketch_size):
             asked = f"{self.matrix!r}" + (
-                f" (here {matrix!r})" if self.matrix == "auto" else ""
+                f" (here {new.matrix!r})" if self.matrix == "auto" else ""
             )
             raise ValueError(
                 f"matrix={asked}, sketch_size={self.sketch_size!r}, but the model "
-                f"was trained with matrix={old[0]!r}"
-                + (f", sketch_size={old[1]}" if old[0] == "sketch" else "")
+                f"was trained with matrix={old.matrix!r}"
+                + (f", sketch_size={old.sketch_size}" if old.matrix == "sketch" else "")
                 + ", whose state cannot be continued. Call fit (with "
                 "warm_start=False) to start over."
             )
-        old_eps = old[3]
-        if matrix == "full" and eps != old_eps:
-            _kernels.full_shift_eps(self._writable("_a_inv"), eps - old_eps)
-        elif matrix == "sketch" and eps != old_eps:
-            sketch = self._writable("_sketch")
-            gram_inverse = self._writable("_sketch_gram_inverse")
-            for k in range(n_outputs):
-                _kernels.sketch_gram_inverse(
-                    sketch[k], int(self._sketch_rows[k]), eps, gram_inverse[k]
-                )
-        elif matrix == "diag":
-            old_l1 = old[5]
-            # An idle round's shrink is l1 / (gamma (eps + G)): a change of any of
-            # them (G's when an accumulator was assigned, old == new) finishes the
-            # lazy rounds under the old values first.
-            lazy_changed = (old_l1 > 0.0 or l1 > 0.0) and (
-                old == new or (gamma, eps, l1) != (old[2], old_eps, old_l1)
+        if new.matrix == "diag":
+            self._adopt_diag_parameters(state, old, new)
+        elif new.eps != old.eps:
+            self._shift_eps(new, new.eps - old.eps)
+
+    def _new_matrices(self, parameters, n_outputs, size):
+        """A new state's arrays beside the state array, for these parameters."""
+        extras = self._training.extras
+        # The weighted sum of squared non-zero feature values and of their
+        # weights: the running scale m (_kernels.ons.scale_with_row).
+        extras["scale_sums"] = np.zeros(2)
+        if parameters.matrix == "full":
+            a_inv = extras["a_inv"] = np.zeros((n_outputs, size, size))
+            diagonal = np.arange(size)
+            a_inv[:, diagonal, diagonal] = 1.0 / parameters.eps
+        elif parameters.matrix == "sketch":
+            rows = 2 * parameters.sketch_size
+            extras["sketch"] = np.zeros((n_outputs, rows, size))
+            gram_inverse = extras["sketch_gram_inverse"] = np.zeros(
+                (n_outputs, rows, rows)
             )
-            if lazy_changed:
-                if old_l1 > 0.0:
-                    _lazy.md_catch_up_all(state, self.t_, old_l1, 0.0)
-                state = self._with_rule_slots(state, 4 if l1 > 0.0 else 2)
-                if l1 > 0.0:
-                    self._start_lazy(state, gamma, eps, l1)
-            if lazy_changed or radius != old[4]:
-                _kernels.squared_norms(state, self._writable("_squared_norms"))
+            diagonal = np.arange(rows)
+            gram_inverse[:, diagonal, diagonal] = 1.0 / parameters.eps
+            extras["sketch_rows"] = np.zeros(n_outputs, dtype=np.int64)
+        else:
+            # A new state's weights are 0: no lazy decay to record until
+            # weights are assigned (coef_init, see _weights_assigned).
+            extras["squared_norms"] = np.zeros(n_outputs)
+
+    def _shift_eps(self, parameters, shift):
+        """A of the full matrix or the sketch under eps moved by ``shift``."""
+        training = self._training
+        if parameters.matrix == "full":
+            _kernels.full_shift_eps(training.writable("a_inv"), shift)
+            return
+        sketch = training.writable("sketch")
+        gram_inverse = training.writable("sketch_gram_inverse")
+        rows = training.extras["sketch_rows"]
+        for k in range(sketch.shape[0]):
+            _kernels.sketch_gram_inverse(
+                sketch[k], int(rows[k]), parameters.eps, gram_inverse[k]
+            )
+
+    def _adopt_diag_parameters(self, state, old, new):
+        # An idle round's shrink is l1 / (gamma (eps + G)): a change of any of
+        # them (G's when an accumulator was assigned, old == new) finishes the
+        # lazy rounds under the old values first.
+        lazy_changed = (old.l1 > 0.0 or new.l1 > 0.0) and (
+            old == new or (new.gamma, new.eps, new.l1) != (old.gamma, old.eps, old.l1)
+        )
+        if lazy_changed:
+            if old.l1 > 0.0:
+                _lazy.md_catch_up_all(state, self.t_, old.l1, 0.0)
+            state = self._with_rule_slots(state, 4 if new.l1 > 0.0 else 2)
+            if new.l1 > 0.0:
+                self._start_lazy(state, new)
+        if lazy_changed or new.radius != old.radius:
+            norms = self._training.writable("squared_norms")
+            _kernels.squared_norms(state, norms)
 
     def _weights_assigned(self):
-        matrix, _, gamma, eps, _, l1 = self._state_parameters
-        if matrix == "diag" and l1 > 0.0:
+        parameters = self._training.parameters
+        if parameters.matrix == "diag" and parameters.l1 > 0.0:
             # The assigned weights are current at round t_ and decay from there on
             # (coef_init: from round 0); the others are brought to t_ first (an
             # intercept assignment caught up the intercept alone).
-            self._start_lazy(self._state_for_reading(), gamma, eps, l1)
+            self._start_lazy(self._state_for_reading(), parameters)
         # diag's running |w|^2 decides when to project: recompute it, O(n_features).
-        if "_squared_norms" in vars(self):
-            _kernels.squared_norms(self._state, self._writable("_squared_norms"))
+        if "squared_norms" in self._training.extras:
+            norms = self._training.writable("squared_norms")
+            _kernels.squared_norms(self._state, norms)
 
-    def _start_lazy(self, state, gamma, eps, l1):
+    def _start_lazy(self, state, parameters):
         """Record every feature's idle decay at round ``t_``, under the running
         scale as it is now (as the pass records it when a feature is updated)."""
         root = self._root_scale()
-        _kernels.diag_start_lazy(state, self.t_, 1.0 / gamma, eps * root**2, l1 * root)
+        _kernels.diag_start_lazy(
+            state,
+            self.t_,
+            1.0 / parameters.gamma,
+            parameters.eps * root**2,
+            parameters.l1 * root,
+        )
 
     def _root_scale(self):
-        return _kernels.root_scale(*self._scale_sums)
-
-    @property
-    def feature_scale_(self):
-        """The running scale m; see the class's Attributes."""
-        self._check_fitted()
-        return self._root_scale() ** 2
-
-    def _drop_matrix_arrays(self):
-        for names in (*_MATRIX_ARRAYS.values(), (_SCALE_SUMS,)):
-            for name in names:
-                vars(self).pop(name, None)
-
-    def _drop_training_state(self):
-        super()._drop_training_state()
-        self._drop_matrix_arrays()
+        return _kernels.root_scale(*self._training.extras["scale_sums"])
 
     def _run_pass(self, X, targets, row_weights, order, row_scores):
-        matrix, _, gamma, eps, radius, l1 = self._state_parameters
-        rows = (X.data, X.indices, X.indptr, targets, row_weights, order)
-        state = self._kernel_state()
-        loss = (LOSS_CODES[self.loss], self._loss_epsilon())
-        fit_intercept = bool(self.fit_intercept)
-        rounds = (self.t_, *self._average_arguments())
-        if matrix == "full":
-            return _kernels.full_pass(
-                *rows,
-                state,
-                self._writable("_a_inv"),
-                self._writable(_SCALE_SUMS),
-                row_scores,
-                *loss,
-                1.0 / gamma,
-                radius,
-                fit_intercept,
-                *rounds,
-            )
-        if matrix == "sketch":
-            # The sketch's shrinks and projections call BLAS and LAPACK on products
-            # with 2m rows, where threads cost more than they save (up to 7x slower
-            # per row on two busy cores); one limit per call costs about 30 us.
-            with _blas_threads().limit(limits=1, user_api="blas"):
-                return _kernels.sketch_pass(
-                    *rows,
-                    state,
-                    self._writable("_sketch"),
-                    self._writable("_sketch_gram_inverse"),
-                    self._writable("_sketch_rows"),
-                    self._writable(_SCALE_SUMS),
-                    row_scores,
-                    *loss,
-                    1.0 / gamma,
-                    eps,
-                    radius,
-                    fit_intercept,
-                    *rounds,
-                )
-        return _kernels.diag_pass(
-            *rows,
-            state,
-            self._writable("_squared_norms"),
-            self._writable(_SCALE_SUMS),
+        training = self._training
+        parameters = training.parameters
+        arguments = (
+            X.data,
+            X.indices,
+            X.indptr,
+            targets,
+            row_weights,
+            order,
+            training.writable("array"),
+        )
+        after = (
             row_scores,
-            *loss,
-            1.0 / gamma,
-            eps,
-            l1,
-            radius,
-            fit_intercept,
+            LOSS_CODES[self.loss],
+            self._loss_epsilon(),
+            1.0 / parameters.gamma,
+        )
+        rounds = (bool(self.fit_intercept), training.t, *self._average_arguments())
+        if parameters.matrix == "full":
+            matrices = (training.writable("a_inv"), training.writable("scale_sums"))
+            return _kernels.full_pass(
+                *arguments, *matrices, *after, parameters.radius, *rounds
+            )
+        if parameters.matrix == "sketch":
+            return self._sketch_pass(arguments, after, parameters, rounds)
+        matrices = (
+            training.writable("squared_norms"),
+            training.writable("scale_sums"),
+        )
+        return _kernels.diag_pass(
+            *arguments,
+            *matrices,
+            *after,
+            parameters.eps,
+            parameters.l1,
+            parameters.radius,
             *rounds,
         )
+
+    def _sketch_pass(self, arguments, after, parameters, rounds):
+        training = self._training
+        matrices = tuple(
+            training.writable(name)
+            for name in ("sketch", "sketch_gram_inverse", "sketch_rows", "scale_sums")
+        )
+        # The sketch's shrinks and projections call BLAS and LAPACK on products
+        # with 2m rows, where threads cost more than they save; the limit is set
+        # once per call, not per row (benchmarks/studies/NOTES.md, "Kernel layout").
+        with _blas_threads().limit(limits=1, user_api="blas"):
+            return _kernels.sketch_pass(
+                *arguments,
+                *matrices,
+                *after,
+                parameters.eps,
+                parameters.radius,
+                *rounds,
+            )
 
 
 _ONS_PARAMETERS = f"""matrix : {{"auto", "full", "diag", "sketch"}}, default="auto"

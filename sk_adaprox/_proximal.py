@@ -35,7 +35,7 @@ class LazyProximal:
 
     def _lazy_sparse_scores(self, X, state, out):
         l1, l2 = self._lazy_strengths()
-        _lazy.md_scores(X.data, X.indices, X.indptr, state, self.t_, l1, l2, out)
+        _lazy.md_scores(X.data, X.indices, X.indptr, state, (self.t_, l1, l2), out)
 
     # Averaging: a lazily regularised weight decays while idle; otherwise it
     # stays put, the base's rule.
@@ -59,5 +59,5 @@ class LazyProximal:
         if strengths is None:
             super()._averaged_sparse_scores(X, state, avg_slot, t, a0, out)
         else:
-            rows = (X.data, X.indices, X.indptr, state, avg_slot, t, a0)
-            _lazy.md_averaged_scores(*rows, *strengths, out)
+            arguments = (avg_slot, t, a0, *strengths)
+            _lazy.md_averaged_scores(X.data, X.indices, X.indptr, state, arguments, out)

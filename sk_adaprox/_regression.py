@@ -21,11 +21,10 @@ import numpy as np
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ._base import unchanged_on_error
 from ._kernels.targets import running_units
 from ._losses import REGRESSION_LOSSES
 from ._typing import ArrayLike, FloatArray, MatrixLike
-from ._validation import checked_batch
+from ._validation import checked_batch, unchanged_on_error
 
 
 class OnlineRegressorMixin:
@@ -42,9 +41,13 @@ class OnlineRegressorMixin:
         "normalize_y": ["boolean"],
     }
 
-    # The running target units belong to the model: a stream's "auto" candidates
-    # see the same rows (see OnlineLinearModel._training_attributes).
-    _model_attributes = ("_target_moments", "_units_before_rows", "_recording_units")
+    # The running target units belong to the model, not to its training state: a
+    # stream's "auto" candidates see the same rows. A stream without them
+    # (normalize_y=False) keeps its units; _learn_batch records the units before
+    # each row where it records scores.
+    _target_moments = None
+    _recording_units = False
+    _units_before_rows = None
 
     @staticmethod
     def _coef_shape(n_features, n_outputs):
@@ -140,25 +143,27 @@ class OnlineRegressorMixin:
         # The batch's targets are standardized by the running units (see the
         # module docstring); recorded scores are mapped to the target's units
         # with the units before each row.
-        attributes = vars(self)
-        saved = [
-            (name, attributes[name])
+        saved = {
+            name: getattr(self, name)
             for name in ("_target_moments", "target_offset_", "target_scale_")
-            if name in attributes
-        ]
-        if record_scores:
-            self._recording_units = True
+            if hasattr(self, name)
+        }
+        self._recording_units = record_scores
         try:
             scores = super()._learn_batch(
                 X, y, classes, sample_weight, record_scores=record_scores
             )
         except BaseException:
             # A rejected or diverging batch leaves the units as they were.
-            attributes.update(saved)
+            for name, value in saved.items():
+                setattr(self, name, value)
             raise
         finally:
-            attributes.pop("_recording_units", None)
-            units = attributes.pop("_units_before_rows", None)
+            # Back to the class defaults: the recording lives for this call only.
+            del self._recording_units
+            units = self._units_before_rows
+            if units is not None:
+                del self._units_before_rows
         if scores is not None:
             if units is None:
                 scores = self._output_scores(scores)
@@ -203,14 +208,14 @@ class OnlineRegressorMixin:
     def _streamed_targets(self, y, sample_weight):
         """A stream's kernel targets: each row standardized by the running units
         of the targets up to it, which become the model's units. A model without
-        running moments (``normalize_y=False`` when the stream started, or a
-        pickle from before them) keeps its units."""
-        moments = vars(self).get("_target_moments")
+        running moments (``normalize_y=False`` when the stream started) keeps
+        its units."""
+        moments = self._target_moments
         if moments is None:
             return _standardized(y, self._target_units())
         y = np.asarray(y, dtype=np.float64)
         offsets, scales, moments = _running_units(y, sample_weight, moments)
-        if vars(self).get("_recording_units"):
+        if self._recording_units:
             self._units_before_rows = (
                 np.concatenate(([self.target_offset_], offsets[:-1])),
                 np.concatenate(([self.target_scale_], scales[:-1])),
@@ -224,12 +229,9 @@ class OnlineRegressorMixin:
         return (y - offsets) / scales
 
     def _target_units(self):
-        """The fitted ``(target_offset_, target_scale_)``; ``(0, 1)`` for a model
-        pickled before they existed."""
-        attributes = vars(self)
-        return attributes.get("target_offset_", 0.0), attributes.get(
-            "target_scale_", 1.0
-        )
+        """The fitted ``(target_offset_, target_scale_)``; ``(0, 1)`` before
+        they exist."""
+        return getattr(self, "target_offset_", 0.0), getattr(self, "target_scale_", 1.0)
 
     def _loss_epsilon(self):
         return float(self.epsilon) / self._target_units()[1]

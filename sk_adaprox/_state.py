@@ -1,10 +1,11 @@
 """The fitted state of an online linear model: one array, public attributes as views.
 
-A model with ``n_features`` features and K outputs keeps everything it learns in one
-C-contiguous float64 array ``_state`` of shape ``(n_features + 1, n_slots, K)``
-(layout in the ``_kernels`` package docstring): a feature's weights and accumulators sit
-side by side, so a row's update touches one block of memory per non-zero. The last
-row is the intercept.
+A model with ``n_features`` features and K outputs keeps its per-coordinate state in
+one C-contiguous float64 array of shape ``(n_features + 1, n_slots, K)``, the
+``array`` of its :class:`~._training.TrainingState` (the estimator's ``_state``;
+layout in the ``_kernels`` package docstring): a feature's weights and
+accumulators sit side by side, so a row's update touches one block of memory per
+non-zero. The last row is the intercept.
 
 ``coef_``, ``intercept_`` and the algorithm's accumulators (``sum_sq_grad_``, ...)
 are :class:`StateSlot` attributes: views of one slot, in scikit-learn's shapes. They
@@ -194,10 +195,11 @@ class StateSlot:
         if self.slot != WEIGHT or not _is_sparsified(estimator):
             return None
         name = "_served_intercept" if self.intercept else "_served_coef"
-        return estimator._weights_out(vars(estimator)[name], self.intercept)
+        return estimator._weights_out(getattr(estimator, name), self.intercept)
 
     def _view(self, estimator, whole=False):
-        state = vars(estimator).get("_state")
+        training = getattr(estimator, "_training", None)
+        state = None if training is None else training.array
         if state is None or self.slot >= state.shape[1]:
             return None
         if self.rule is not None and estimator._state_rule() != self.rule:
@@ -224,4 +226,4 @@ class StateSlot:
 
 
 def _is_sparsified(estimator):
-    return "_served_coef" in vars(estimator)
+    return hasattr(estimator, "_served_coef")

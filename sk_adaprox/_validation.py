@@ -8,16 +8,18 @@ and int32/int64 indices, or a NumPy array; a 1-D NumPy ``y``), the functions her
 check what ``validate_data`` would and return the input as the kernels need it.
 Whenever a check fails they return None and the caller runs the full validation,
 which then raises scikit-learn's own error: the messages are the same by
-construction.
+construction. Also here: the conversion of any accepted X to the kernels' CSR,
+and the guard that leaves an estimator as it was when validation rejects a call.
 """
 
+import contextlib
 import math
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn import get_config
 
-from ._kernels.sparse import count_row_nonzeros, fill_csr
+from ._kernels.sparse import count_row_nonzeros, csr_has_duplicate_indices, fill_csr
 
 _FLOATS = (np.dtype(np.float64), np.dtype(np.float32))
 _INDICES = (np.dtype(np.int32), np.dtype(np.int64))
@@ -131,3 +133,34 @@ def checked_sample_weight(sample_weight, n_samples):
     ):
         return None
     return sample_weight.astype(np.float64)  # a copy: kernels never see the caller's
+
+
+def as_kernel_csr(X):
+    """CSR without repeated column indices in a row, copying only when it must."""
+    if not sp.issparse(X):
+        return dense_to_csr(X)
+    if not X.has_canonical_format and csr_has_duplicate_indices(
+        X.indices, X.indptr, X.shape[1]
+    ):
+        X = X.copy()
+        X.sum_duplicates()
+    return X
+
+
+@contextlib.contextmanager
+def unchanged_on_error(estimator):
+    """Restore the estimator's attributes if the enclosed validation fails.
+
+    Validating with ``reset=True`` (``fit``, first ``partial_fit``) sets or deletes
+    ``n_features_in_`` and ``feature_names_in_`` before later checks can fail; a
+    rejected call must leave a fitted model usable and an unfitted one unfitted.
+    Validation only rebinds attributes, so restoring the old bindings suffices.
+    """
+    # The one place that reads every attribute: whatever validation rebinds.
+    before = dict(vars(estimator))
+    try:
+        yield
+    except BaseException:
+        vars(estimator).clear()
+        vars(estimator).update(before)
+        raise

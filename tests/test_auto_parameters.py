@@ -149,7 +149,7 @@ def test_a_stream_keeps_every_candidate_for_its_first_thousand_rows():
                 )
             )
         # Candidates are kept (and the choice may change) until 1,000 rows.
-        assert ("_candidate_pool" in vars(stream)) == (stream.t_ < 1000)
+        assert (stream._stream_choice is not None) == (stream.t_ < 1000)
         if number == 1:
             # The second batch was predicted by the candidate served before it.
             plain = AdaGradClassifier(**served_before)
@@ -305,7 +305,7 @@ def test_a_stream_whose_other_parameters_change_goes_on_with_the_served_candidat
     served = dict(stream.chosen_params_)
     stream.set_params(delta=0.5)
     stream.partial_fit(X[300:], y[300:])
-    assert "_candidate_pool" not in vars(stream)
+    assert stream._stream_choice is None
     assert not is_on_small_pages(stream._state)
     plain = AdaGradClassifier(**served)
     plain.partial_fit(X[:300], y[:300], classes=[0, 1])
@@ -345,7 +345,7 @@ def test_a_stream_whose_auto_parameters_change_goes_on_with_the_served_candidate
     served = dict(stream.chosen_params_)
     stream.set_params(l1=1e-3)  # eta stays "auto": its served value goes on
     stream.partial_fit(X[300:], y[300:])
-    assert "_candidate_pool" not in vars(stream)
+    assert stream._stream_choice is None
     plain = AdaGradClassifier(**served)
     plain.partial_fit(X[:300], y[:300], classes=[0, 1])
     plain.set_params(l1=1e-3).partial_fit(X[300:], y[300:])
@@ -364,6 +364,6 @@ def test_an_assignment_ends_a_streams_choice_and_persists(tmp_path):
         joblib.dump(stream, tmp_path / "stream.joblib")
         loaded = joblib.load(tmp_path / "stream.joblib", mmap_mode=load)
         loaded.intercept_ = np.array([5.0])
-        assert "_candidate_pool" not in vars(loaded)
+        assert loaded._stream_choice is None
         loaded.partial_fit(X[200:201], y[200:201])
         assert loaded.intercept_[0] > 4.0

@@ -65,7 +65,8 @@ def _mean_of_iterates(
         estimator.coef_, estimator.intercept_ = initial
     total, rounds = 0.0, 0
     for n_pass, order in enumerate(orders, start=1):
-        estimator._pass_multiplier = n_pass
+        estimator._training.data_passes = n_pass - 1
+        estimator._pass_starting(streaming=False)
         estimator._sync_parameters()
         for i in order:
             _, done, _ = estimator._run_pass(
@@ -81,7 +82,7 @@ def _mean_of_iterates(
 
 def _oracle(averaging, X, targets, row_weights, orders, n_outputs):
     plain = clone(averaging).set_params(average=False)
-    a0 = averaging._average_start
+    a0 = averaging._training.average_start
     return _mean_of_iterates(plain, X, targets, row_weights, orders, a0, n_outputs)
 
 

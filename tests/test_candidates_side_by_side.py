@@ -39,7 +39,9 @@ SIDE_BY_SIDE = {
 
 def _one_after_the_other(monkeypatch, estimator_class):
     """Make ``estimator_class`` run its candidates one after the other."""
-    monkeypatch.setattr(estimator_class, "_candidates_side_by_side", False)
+    monkeypatch.setattr(
+        estimator_class, "_side_by_side_supported", lambda self, parameters: False
+    )
 
 
 def _fit_both_ways(monkeypatch, estimator_class, params, X, y, **fit_params):
@@ -237,4 +239,4 @@ def test_mirror_descent_and_streams_run_their_candidates_one_after_the_other():
     model = AdaGradRegressor(eta="auto", max_iter=1, tol=None).fit(X, y)
     assert len(model.candidate_params_) == 4
     stream = FTRLClassifier().partial_fit(X[:100], y[:100], classes=[0, 1])
-    assert len(stream._candidate_pool) == 16
+    assert len(stream._stream_choice.states) == 16

@@ -349,7 +349,9 @@ def test_a_row_of_weight_zero_changes_nothing():
         X, y, classes=[0, 1], sample_weight=weights
     )
     np.testing.assert_array_equal(once.coef_, without.coef_)
-    np.testing.assert_array_equal(once._row_norms, without._row_norms)
+    np.testing.assert_array_equal(
+        once._training.extras["row_norms"], without._training.extras["row_norms"]
+    )
     assert with_zeros.t_ == 2 * X.shape[0]
 
 

@@ -201,7 +201,7 @@ def test_a_stream_choosing_among_candidates_counts_every_row_in_its_units():
     for model, size in zip(models, (100, 30), strict=True):
         for a in range(0, 300, size):
             progressive_val_predict(model, X[a : a + size], y[a : a + size])
-        assert "_candidate_pool" in vars(model)  # still choosing (1,000 rows)
+        assert model._stream_choice is not None  # still choosing (1,000 rows)
         assert model._target_moments[0] == 300.0
         assert model.target_offset_ == pytest.approx(np.mean(y), rel=1e-12)
     np.testing.assert_array_equal(models[0].coef_, models[1].coef_)

@@ -220,7 +220,7 @@ def test_a_stream_choosing_among_candidates_is_resident_where_written(name):
     for X, y in batches:
         model.partial_fit(X, y.astype(float) if is_regressor else y, **extra)
     grown = _resident_bytes() - resident
-    n_candidates = len(model._candidate_pool)
+    n_candidates = len(model._stream_choice.states)
     assert n_candidates >= 4  # still choosing: every candidate is kept
     state_bytes = model._state.nbytes
     # 800 non-zeros touch at most 800 pages of 4 kB per candidate (13 MB for 16);

@@ -82,7 +82,8 @@ def main():
         single = cls(**one_pass, **chosen)
         single_seconds = best_time(lambda m=single: m.fit(data.X, data.y), 3)
         one_after_the_other = cls(**one_pass)
-        one_after_the_other._candidates_side_by_side = False
+        # No kernel runs its candidates side by side: one after the other.
+        one_after_the_other._side_by_side_supported = lambda parameters: False
         sequential_seconds = best_time(
             lambda m=one_after_the_other: m.fit(data.X, data.y), 1
         )

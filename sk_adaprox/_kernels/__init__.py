@@ -25,12 +25,12 @@ Conventions shared by every kernel:
   the algorithm's accumulators) of output k for feature j, and the last row
   (``j == n_features``) is the intercept, a feature that is always 1 and never
   regularised. A feature's weights and accumulators thus share cache lines: a row
-  touches one block per non-zero instead of one per array (measured 10-30 % faster
-  than separate arrays). The estimator's ``coef_`` etc. are views of its slots.
+  touches one block per non-zero instead of one per array. The estimator's
+  ``coef_`` etc. are views of its slots.
 - ``targets[i]`` is the target of row i when K == 1 (±1 for classification, real for
   regression) and the class index of row i when K > 1 (one-vs-rest: output k sees +1
   for its class and -1 otherwise).
-- ``row_weights[i]`` is s_t of ALGORITHMS.md (sample weight times class weight).
+- ``row_weights[i]`` is the row's weight s_t (sample weight times class weight).
 - ``order`` lists the rows to visit; each visit is one round. Rounds are counted
   across calls: the first row of a pass is round ``t0 + 1`` (kernels whose rule
   depends on the round, AdaGrad's, take ``t0``).

@@ -1,4 +1,4 @@
-"""AdaGrad kernels (Duchi, Hazan & Singer 2011; ALGORITHMS.md §1a and §1b).
+"""AdaGrad kernels (Duchi, Hazan & Singer 2011; docs/adagrad.md).
 
 State slots (the middle axis of the state array): ``WEIGHT``, ``SUM_SQ_GRAD`` (G),
 and for dual averaging ``SUM_GRAD`` (u); mirror descent with l1 or l2 keeps its
@@ -31,6 +31,7 @@ from .lazy import (
     md_step,
     md_unmark_row,
 )
+from .sparse import csr_scorer, stored_weight
 
 SUM_SQ_GRAD = 1
 SUM_GRAD = 2  # dual averaging only
@@ -38,17 +39,16 @@ SUM_GRAD = 2  # dual averaging only
 
 @jit
 def _adaptive_scale(delta, sum_sq):
-    """H = delta + sqrt(G), AdaGrad's per-coordinate denominator (ALGORITHMS.md §1)."""
+    """H = delta + sqrt(G), AdaGrad's per-coordinate denominator (Duchi et al. 2011)."""
     return delta + math.sqrt(sum_sq)
 
 
 # ------------------------------------------------------------------------------
-# AdaGrad, composite mirror descent (ALGORITHMS.md §1a)
+# AdaGrad, composite mirror descent (Duchi et al. 2011; docs/adagrad.md)
 #
-# The two update rules have one pass kernel each, with the same row skeleton.
-# Merged into one kernel with a rule flag, the mirror-descent pass measured 15 %
-# slower and the first fit compiled both rules' helpers (numba.literally on the flag
-# was slower still), so the skeleton is written twice on purpose.
+# The two update rules have one pass kernel each, with the same row skeleton: one
+# kernel with a rule flag runs the mirror-descent pass slower and compiles both
+# rules' helpers on the first fit (benchmarks/studies/NOTES.md, "Kernel layout").
 # ------------------------------------------------------------------------------
 
 
@@ -96,8 +96,7 @@ def _md_row_update(
     updated coordinate's idle decay for its lazy catch-up."""
     regularized = l1 > 0.0 or l2 > 0.0
     if scaled_dloss.shape[0] == 1 and not dry_run and not regularized:
-        # The same arithmetic without the class loop and the proximal step: 10 %
-        # faster for K == 1.
+        # The same arithmetic without the class loop and the proximal step.
         for p in range(start, end):
             j = indices[p]
             g = scaled_dloss[0] * data[p]
@@ -277,7 +276,7 @@ def md_pass(
 
 
 # ------------------------------------------------------------------------------
-# AdaGrad, regularized dual averaging (ALGORITHMS.md §1b)
+# AdaGrad, regularized dual averaging (Duchi et al. 2011; docs/adagrad.md)
 # ------------------------------------------------------------------------------
 
 
@@ -462,21 +461,20 @@ def da_averaged_all(state, avg_slot, t, a0, eta, delta, l1, l2, out):
 
 
 @jit
-def da_averaged_scores(
-    data, indices, indptr, state, avg_slot, t, a0, eta, delta, l1, l2, out
-):
-    """:func:`~.sparse.linear_scores` with the mean iterates."""
-    intercept_row = state.shape[0] - 1
-    for i in range(indptr.shape[0] - 1):
-        for k in range(state.shape[2]):
-            out[i, k] = 0.0
-        for p in range(indptr[i], indptr[i + 1] + 1):
-            j, x = (indices[p], data[p]) if p < indptr[i + 1] else (intercept_row, 1.0)
-            rate1, rate2 = (0.0, 0.0) if j == intercept_row else (l1, l2)
-            for k in range(state.shape[2]):
-                out[i, k] += x * _da_averaged(
-                    state, j, k, avg_slot, t, a0, eta, delta, rate1, rate2
-                )
+def _da_averaged_weight(state, j, k, arguments):
+    avg_slot, t, a0, eta, delta, l1, l2 = arguments
+    return _da_averaged(state, j, k, avg_slot, t, a0, eta, delta, l1, l2)
+
+
+@jit
+def _da_averaged_intercept(state, j, k, arguments):
+    avg_slot, t, a0, eta, delta, _, _ = arguments
+    return _da_averaged(state, j, k, avg_slot, t, a0, eta, delta, 0.0, 0.0)
+
+
+# Scores with the mean iterates, ``arguments=(avg_slot, t, a0, eta, delta, l1,
+# l2)`` (the intercept is never regularised).
+da_averaged_scores = csr_scorer(_da_averaged_weight, _da_averaged_intercept)
 
 
 @jit
@@ -821,27 +819,12 @@ def da_candidates_pass(
 
 
 @jit
-def da_scores(data, indices, indptr, state, t, eta, delta, l1, l2, out):
-    """:func:`~.sparse.linear_scores` for regularised dual averaging: each weight is
-    the §1b closed form of its (u, G) after ``t`` rounds."""
-    n_outputs = state.shape[2]
-    intercept_row = state.shape[0] - 1
-    for i in range(indptr.shape[0] - 1):
-        for k in range(n_outputs):
-            out[i, k] = 0.0
-        for p in range(indptr[i], indptr[i + 1]):
-            j = indices[p]
-            x = data[p]
-            for k in range(n_outputs):
-                w = da_weight(
-                    state[j, SUM_GRAD, k],
-                    state[j, SUM_SQ_GRAD, k],
-                    t,
-                    eta,
-                    delta,
-                    l1,
-                    l2,
-                )
-                out[i, k] += x * w
-        for k in range(n_outputs):
-            out[i, k] += state[intercept_row, WEIGHT, k]
+def _da_current_weight(state, j, k, arguments):
+    """Feature j's weight: the closed form of its (u, G) after t rounds."""
+    t, eta, delta, l1, l2 = arguments
+    sum_grad, sum_sq_grad = state[j, SUM_GRAD, k], state[j, SUM_SQ_GRAD, k]
+    return da_weight(sum_grad, sum_sq_grad, t, eta, delta, l1, l2)
+
+
+# Scores of regularised dual averaging, ``arguments=(t, eta, delta, l1, l2)``.
+da_scores = csr_scorer(_da_current_weight, stored_weight)

@@ -18,6 +18,7 @@ round and the idle sum is ``WEIGHT`` times the rounds. Dual averaging with l1
 
 from ._jit import jit
 from .common import WEIGHT
+from .sparse import csr_scorer
 
 
 @jit
@@ -68,13 +69,12 @@ def constant_averaged_all(state, avg_slot, t, a0, out):
 
 
 @jit
-def constant_averaged_scores(data, indices, indptr, state, avg_slot, t, a0, out):
-    """:func:`~.sparse.linear_scores` with the mean iterates."""
-    intercept_row = state.shape[0] - 1
-    for i in range(indptr.shape[0] - 1):
-        for k in range(state.shape[2]):
-            out[i, k] = 0.0
-        for p in range(indptr[i], indptr[i + 1] + 1):
-            j, x = (indices[p], data[p]) if p < indptr[i + 1] else (intercept_row, 1.0)
-            for k in range(state.shape[2]):
-                out[i, k] += x * constant_averaged(state, j, k, avg_slot, t, a0)
+def _constant_averaged_weight(state, j, k, arguments):
+    avg_slot, t, a0 = arguments
+    return constant_averaged(state, j, k, avg_slot, t, a0)
+
+
+# Scores with the mean iterates, ``arguments=(avg_slot, t, a0)``.
+constant_averaged_scores = csr_scorer(
+    _constant_averaged_weight, _constant_averaged_weight
+)

@@ -1,4 +1,4 @@
-"""Coin-betting kernels: per-coordinate parameter-free learning (ALGORITHMS.md §5;
+"""Coin-betting kernels: per-coordinate parameter-free learning (docs/coin.md;
 Orabona & Pál 2016, Orabona & Tommasi 2017).
 
 State slots (the middle axis of the state array): ``WEIGHT``, ``SUM_NEG_GRAD``
@@ -22,6 +22,7 @@ from .common import (
     row_derivatives,
     row_is_safe,
 )
+from .sparse import csr_scorer
 
 SUM_NEG_GRAD = 1
 SUM_ABS_GRAD = 2
@@ -294,21 +295,16 @@ def normalized_weights_all(state, initial_wealth, mean_norm):
 
 
 @jit
-def normalized_scores(data, indices, indptr, state, initial_wealth, mean_norm, out):
-    """:func:`~.sparse.linear_scores` with the served weights (bet over
-    ``mean_norm``) computed on the fly from the accumulators, in the order and
-    rounding of the weights :func:`normalized_weights_all` writes (the state is
-    not written)."""
-    n_outputs = state.shape[2]
-    intercept_row = state.shape[0] - 1
-    for i in range(indptr.shape[0] - 1):
-        for k in range(n_outputs):
-            out[i, k] = 0.0
-        for p in range(indptr[i], indptr[i + 1] + 1):
-            j, x = (indices[p], data[p]) if p < indptr[i + 1] else (intercept_row, 1.0)
-            for k in range(n_outputs):
-                bet = stored_bet(state, j, k, initial_wealth)
-                out[i, k] += x * (bet / mean_norm)
+def _served_bet(state, j, k, arguments):
+    """Coordinate (j, k)'s served weight, its bet over the mean row norm, in the
+    rounding of :func:`normalized_weights_all`."""
+    initial_wealth, mean_norm = arguments
+    return stored_bet(state, j, k, initial_wealth) / mean_norm
+
+
+# Scores with the served weights computed from the accumulators,
+# ``arguments=(initial_wealth, mean_norm)``.
+normalized_scores = csr_scorer(_served_bet, _served_bet)
 
 
 # Averaging the normalised rule: a coordinate's iterate is its bet over the N of
@@ -375,20 +371,18 @@ def normalized_averaged_all(state, row_norms, avg_slot, initial_wealth, rounds, 
 
 
 @jit
-def normalized_averaged_scores(
-    data, indices, indptr, state, row_norms, avg_slot, initial_wealth, rounds, out
-):
-    """:func:`~.sparse.linear_scores` with the mean iterates."""
-    intercept_row = state.shape[0] - 1
-    for i in range(indptr.shape[0] - 1):
-        for k in range(state.shape[2]):
-            out[i, k] = 0.0
-        for p in range(indptr[i], indptr[i + 1] + 1):
-            j, x = (indices[p], data[p]) if p < indptr[i + 1] else (intercept_row, 1.0)
-            for k in range(state.shape[2]):
-                out[i, k] += x * _normalized_averaged(
-                    state, j, k, row_norms, avg_slot, initial_wealth, rounds
-                )
+def _normalized_averaged_weight(state, j, k, arguments):
+    row_norms, avg_slot, initial_wealth, rounds = arguments
+    return _normalized_averaged(
+        state, j, k, row_norms, avg_slot, initial_wealth, rounds
+    )
+
+
+# Scores with the mean iterates, ``arguments=(row_norms, avg_slot,
+# initial_wealth, rounds)``.
+normalized_averaged_scores = csr_scorer(
+    _normalized_averaged_weight, _normalized_averaged_weight
+)
 
 
 @jit

@@ -7,7 +7,7 @@ import numpy as np
 
 from ._jit import jit
 
-# Loss codes (ALGORITHMS.md, "Losses"). _losses.py maps names to these.
+# Loss codes. _losses.py maps the estimators' loss names to these.
 HINGE = 0
 LOG_LOSS = 1
 SQUARED_HINGE = 2

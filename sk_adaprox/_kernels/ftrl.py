@@ -1,4 +1,4 @@
-"""FTRL-Proximal kernels (McMahan et al. 2013, Algorithm 1; ALGORITHMS.md §2).
+"""FTRL-Proximal kernels (McMahan et al. 2013, Algorithm 1; docs/ftrl.md).
 
 State slots (the middle axis of the state array): ``WEIGHT``, ``N`` (n, the sum of
 squared gradients) and ``Z`` (z). A weight is a closed form of its own z and n, so the

@@ -2,7 +2,7 @@
 
 A composite mirror-descent step moves a coordinate by its gradient step, then
 applies the L1/L2 proximal step: |w| loses ``step * l1`` and is divided by
-``1 + step * l2``. AdaGrad's mirror descent (ALGORITHMS.md §1a, step eta/H) and
+``1 + step * l2``. AdaGrad's mirror descent (Duchi et al. 2011, step eta/H) and
 diagonal ONS with ``l1`` (docs/ons.md, step 1/(gamma A_ii)) share it. A row
 leaves most coordinates idle (g = 0), where the step size does not change, so
 their proximal steps are deferred: each feature records the round of its last
@@ -18,6 +18,7 @@ import math
 from ._jit import jit
 from .averaging import constant_averaged, constant_settle
 from .common import WEIGHT
+from .sparse import csr_scorer, stored_weight
 
 LAST_ROUND = 2  # the round of the feature's last update (output 0 holds it)
 IDLE_DECAY = 3  # md_idle_decay of each output since then
@@ -27,9 +28,9 @@ IDLE_DECAY = 3  # md_idle_decay of each output since then
 def md_step(w, g, step, l1, l2):
     """One composite mirror-descent step for one coordinate, with ``step`` its step
     size after this round's gradient (AdaGrad's eta/H from the G that already
-    includes g**2, §1a; diagonal ONS's 1 / (gamma (eps + G))).
+    includes g**2; diagonal ONS's 1 / (gamma (eps + G))).
 
-    Written with v = w - step*g, which equals (H*w - eta*g)/H of ALGORITHMS.md but
+    Written with v = w - step*g, which equals the paper's (H*w - eta*g)/H but
     cannot overflow through H*w; then w <- sign(v) max(|v| - step*l1, 0)/(1 + step*l2),
     which is the proximal step max(|v| - eta*l1/H, 0) * H/(H + eta*l2).
     """
@@ -236,16 +237,13 @@ def md_averaged_all(state, avg_slot, t, a0, l1, l2, out):
 
 
 @jit
-def md_averaged_scores(data, indices, indptr, state, avg_slot, t, a0, l1, l2, out):
-    """:func:`~.sparse.linear_scores` with the mean iterates."""
-    intercept_row = state.shape[0] - 1
-    for i in range(indptr.shape[0] - 1):
-        for k in range(state.shape[2]):
-            out[i, k] = 0.0
-        for p in range(indptr[i], indptr[i + 1] + 1):
-            j, x = (indices[p], data[p]) if p < indptr[i + 1] else (intercept_row, 1.0)
-            for k in range(state.shape[2]):
-                out[i, k] += x * _md_averaged(state, j, k, avg_slot, t, a0, l1, l2)
+def _md_averaged_weight(state, j, k, arguments):
+    avg_slot, t, a0, l1, l2 = arguments
+    return _md_averaged(state, j, k, avg_slot, t, a0, l1, l2)
+
+
+# Scores with the mean iterates, ``arguments=(avg_slot, t, a0, l1, l2)``.
+md_averaged_scores = csr_scorer(_md_averaged_weight, _md_averaged_weight)
 
 
 @jit
@@ -268,11 +266,10 @@ def md_catch_up_row(indices, start, end, state, t, l1, l2):
     """Bring the row's features up to round t - 1 and mark them as at round t.
 
     Round t's step follows; if the row is rejected instead, md_pass marks its
-    features as at round t - 1 again. Measured choices:
-    a loop of its own, because inside the scoring loop the catch-up made the
-    unregularised pass 8 % slower even though never taken; and the inner loop of
-    md_catch_up_all written again, because a per-feature helper shared by
-    both made the regularised pass 30 % slower.
+    features as at round t - 1 again. A loop of its own, apart from the scoring
+    loop, and the inner loop of md_catch_up_all written again: both keep the
+    passes faster than the shared alternatives (benchmarks/studies/NOTES.md,
+    "Kernel layout").
     """
     for p in range(start, end):
         j = indices[p]
@@ -304,23 +301,13 @@ def md_unmark_row(indices, start, end, state, t):
 
 
 @jit
-def md_scores(data, indices, indptr, state, t, l1, l2, out):
-    """:func:`~.sparse.linear_scores` for mirror descent with lazy l1/l2: each weight
-    is brought from its last round to round ``t`` on the fly (the state is not
-    written), so the scores are those of the caught-up model."""
-    n_outputs = state.shape[2]
-    intercept_row = state.shape[0] - 1
-    for i in range(indptr.shape[0] - 1):
-        for k in range(n_outputs):
-            out[i, k] = 0.0
-        for p in range(indptr[i], indptr[i + 1]):
-            j = indices[p]
-            x = data[p]
-            skipped = t - state[j, LAST_ROUND, 0]
-            for k in range(n_outputs):
-                w = md_skip(
-                    state[j, WEIGHT, k], state[j, IDLE_DECAY, k], skipped, l1, l2
-                )
-                out[i, k] += x * w
-        for k in range(n_outputs):
-            out[i, k] += state[intercept_row, WEIGHT, k]
+def _caught_up_weight(state, j, k, arguments):
+    """Feature j's weight brought from its last round to round t."""
+    t, l1, l2 = arguments
+    skipped = t - state[j, LAST_ROUND, 0]
+    return md_skip(state[j, WEIGHT, k], state[j, IDLE_DECAY, k], skipped, l1, l2)
+
+
+# Scores of mirror descent with lazy l1/l2, ``arguments=(t, l1, l2)``: those of
+# the caught-up model (the intercept is never behind).
+md_scores = csr_scorer(_caught_up_weight, stored_weight)

@@ -204,8 +204,8 @@ def _sketch_eigen(sketch):
     S = U diag(sigma) V^T, S S^T = U diag(sigma^2) U^T: the sketch's SVD from its
     small Gram matrix, O(m^2 d) in one matrix product plus O(m^3), where LAPACK's
     SVD of a wide matrix is several times slower. (The estimator runs sketch passes
-    with one BLAS thread: for these small products, starting threads costs more
-    than it saves, up to 7x per row on two busy cores.)"""
+    with one BLAS thread: for these small products threads cost more than they
+    save.)"""
     values, vectors = np.linalg.eigh(sketch @ sketch.T)  # ascending
     n = values.shape[0]
     descending = np.empty(n)

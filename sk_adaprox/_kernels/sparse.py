@@ -1,5 +1,6 @@
-"""Kernels over CSR input that do not train: model scores, an index check, and
-the two passes that make a dense array CSR."""
+"""Kernels over CSR input that do not train: model scores (and the scoring loop
+every rule's scores share), an index check, and the two passes that make a dense
+array CSR."""
 
 import numpy as np
 
@@ -7,26 +8,47 @@ from ._jit import jit
 from .common import WEIGHT
 
 
-@jit
-def linear_scores(data, indices, indptr, state, out):
-    """``out[i, k] = sum_j x_ij * w_jk + b_k``: the model's scores of CSR rows.
+def csr_scorer(feature_weight, intercept_weight):
+    """The compiled kernel ``scores(data, indices, indptr, state, arguments, out)``
+    that writes ``out[i, k] = sum_j x_ij * w_jk + b_k`` for the CSR rows, where a
+    rule serves the weight w_jk as ``feature_weight(state, j, k, arguments)`` and
+    the intercept b_k as ``intercept_weight(state, intercept_row, k, arguments)``
+    (``arguments``: a tuple of what the rule needs, as its scorer's caller gives
+    it). The weights are computed where they are read, the state is not written.
 
-    Reads the ``WEIGHT`` slot in place (``X @ coef_.T`` in scipy would first copy the
-    strided ``coef_``, an O(n_features) cost per call). Sums in CSR order and adds the
-    intercept last, as scipy does, so both give the same floats.
+    It sums in CSR order and adds the intercept last, as scipy does, so that the
+    scores of stored weights are scipy's floats. Numba compiles the two weight
+    functions into the loop: every rule's scores share this loop and differ only
+    in its weight functions.
     """
-    n_outputs = state.shape[2]
-    intercept_row = state.shape[0] - 1
-    for i in range(indptr.shape[0] - 1):
-        for k in range(n_outputs):
-            out[i, k] = 0.0
-        for p in range(indptr[i], indptr[i + 1]):
-            j = indices[p]
-            x = data[p]
-            for k in range(n_outputs):
-                out[i, k] += x * state[j, WEIGHT, k]
-        for k in range(n_outputs):
-            out[i, k] += state[intercept_row, WEIGHT, k]
+
+    @jit
+    def scores(data, indices, indptr, state, arguments, out):
+        intercept_row = state.shape[0] - 1
+        for i in range(indptr.shape[0] - 1):
+            for k in range(state.shape[2]):
+                out[i, k] = 0.0
+            for p in range(indptr[i], indptr[i + 1]):
+                j = indices[p]
+                x = data[p]
+                for k in range(state.shape[2]):
+                    out[i, k] += x * feature_weight(state, j, k, arguments)
+            for k in range(state.shape[2]):
+                out[i, k] += intercept_weight(state, intercept_row, k, arguments)
+
+    return scores
+
+
+@jit
+def stored_weight(state, j, k, arguments):
+    """The ``WEIGHT`` slot of coordinate (j, k), for rules that keep it current."""
+    return state[j, WEIGHT, k]
+
+
+# The model's scores with its stored weights, ``arguments=()``. Reads the WEIGHT
+# slot in place: ``X @ coef_.T`` in scipy would first copy the strided ``coef_``,
+# an O(n_features) cost per call.
+linear_scores = csr_scorer(stored_weight, stored_weight)
 
 
 @jit

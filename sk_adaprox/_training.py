@@ -1,0 +1,115 @@
+"""The training state of a model: everything it learns and needs to go on learning.
+
+A model trains one :class:`TrainingState`; while it chooses its ``"auto"``
+parameters it trains one per candidate setting (:mod:`._candidates`), and early
+stopping keeps a copy of the best one. Copying, pickling and (for the parallel
+work to come) merging a model's training mean doing so to this one object: no
+attribute of the estimator besides it holds training state.
+"""
+
+from dataclasses import dataclass, field, fields, replace
+
+import numpy as np
+
+
+@dataclass(eq=False)
+class TrainingState:
+    """What a model has learnt and needs to continue learning.
+
+    It pickles as the dataclass it is (its fields, nothing else), and so does the
+    estimator that holds it. ``copy()`` gives an independent state: a candidate
+    of the ``"auto"`` choice, or early stopping's snapshot of the best pass.
+
+    Attributes
+    ----------
+    array : ndarray of shape (n_features + 1, n_slots, n_outputs) or None
+        The per-coordinate state (:mod:`._state`): each feature's weights and
+        accumulators side by side, the intercept last. None once
+        :meth:`~._base.OnlineLinearModel.sparsify` has kept only the weights.
+    t : int
+        Rounds trained: the rows learnt from, over every call.
+    parameters : tuple or None
+        The algorithm's weight parameters (a NamedTuple of its module) the array
+        was last trained or read with; None for a new array, which adopts the
+        current ones before its first pass.
+    weights_round : int
+        The round the WEIGHT slot is current at, where an algorithm keeps its
+        weights lazily (-1: not current at any round).
+    data_passes : int
+        Passes ``fit`` completed over its data (a stream's rows do not count).
+    average_start : int or None
+        The rounds left out before iterate averaging starts, or None without
+        averaging (``average``).
+    chosen : dict or None
+        The values of the parameters set to ``"auto"`` this state trains with.
+    extras : dict
+        The algorithm's other state, by name, documented in its module: the
+        arrays that are not per coordinate (ONS's matrices and scale, coin
+        betting's row norms) and its counters (FTRL's pass multiplier).
+    """
+
+    array: np.ndarray | None
+    t: int = 0
+    parameters: tuple | None = None
+    weights_round: int = 0
+    data_passes: int = 0
+    average_start: int | None = None
+    chosen: dict | None = None
+    extras: dict = field(default_factory=dict)
+
+    def copy(self):
+        """A copy whose arrays are copies: training either leaves the other as
+        it was."""
+        copied = {item.name: _copied(getattr(self, item.name)) for item in fields(self)}
+        return replace(self, **copied)
+
+    def __eq__(self, other):
+        """Whether ``other`` holds the same state: every field equal, arrays in
+        dtype, shape and value."""
+        if not isinstance(other, TrainingState):
+            return NotImplemented
+        return all(
+            _equal(getattr(self, item.name), getattr(other, item.name))
+            for item in fields(self)
+        )
+
+    __hash__ = None
+
+    def writable(self, name):
+        """The array ``array`` (``name="array"``) or ``extras[name]``, replaced by a
+        writable C-contiguous copy first if it is not one (a read-only memory map
+        from ``joblib.load(..., mmap_mode="r")``, say)."""
+        array = self.array if name == "array" else self.extras[name]
+        if array.flags.c_contiguous and array.flags.writeable:
+            return array
+        array = np.array(array, order="C")
+        if name == "array":
+            self.array = array
+        else:
+            self.extras[name] = array
+        return array
+
+
+def _equal(value, other):
+    if isinstance(value, np.ndarray) or isinstance(other, np.ndarray):
+        return (
+            isinstance(value, np.ndarray)
+            and isinstance(other, np.ndarray)
+            and value.dtype == other.dtype
+            and value.shape == other.shape
+            and np.array_equal(value, other)
+        )
+    if isinstance(value, dict) and isinstance(other, dict):
+        return value.keys() == other.keys() and all(
+            _equal(value[key], other[key]) for key in value
+        )
+    return type(value) is type(other) and value == other
+
+
+def _copied(value):
+    """A copy of a field's value: arrays copied, dicts copied one level down."""
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    if isinstance(value, dict):
+        return {key: _copied(item) for key, item in value.items()}
+    return value
