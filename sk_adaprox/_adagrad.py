@@ -8,7 +8,7 @@ from sklearn.base import RegressorMixin
 from sklearn.linear_model._base import LinearClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ._base import OnlineLinearModel, _raise_if_unrepresentable
+from ._base import OnlineLinearModel
 from ._classification import OnlineClassifierMixin
 from ._docstrings import (
     AUTO_ATTRIBUTES,
@@ -25,7 +25,7 @@ from ._kernels import lazy as _lazy
 from ._losses import LOSS_CODES
 from ._proximal import LazyProximal
 from ._regression import OnlineRegressorMixin
-from ._state import StateSlot
+from ._state import StateSlot, raise_if_unrepresentable
 from ._typing import RandomStateLike
 
 
@@ -158,7 +158,7 @@ class _AdaGrad(LazyProximal):
             failed = _kernels.da_sum_grad_from_weights(
                 self._kernel_state(), self.t_, *parameters.steps()
             )
-            _raise_if_unrepresentable(failed, "delta = 0")
+            raise_if_unrepresentable(failed, "delta = 0")
         elif parameters.l1 > 0.0 or parameters.l2 > 0.0:
             # The assigned weights are current at round t_ and take their lazy
             # proximal steps from there on (coef_init: from round 0); the others
@@ -177,8 +177,8 @@ class _AdaGrad(LazyProximal):
     def _lazy_sparse_scores(self, X, state, out):
         parameters = self._training.parameters
         if parameters.update == "dual_averaging":
-            arguments = (self.t_, *parameters.steps())
-            _kernels.da_scores(X.data, X.indices, X.indptr, state, arguments, out)
+            rows = (X.data, X.indices, X.indptr, state, self.t_)
+            _kernels.da_scores(*rows, *parameters.steps(), out)
         else:
             super()._lazy_sparse_scores(X, state, out)
 
@@ -246,10 +246,8 @@ class _AdaGrad(LazyProximal):
     def _averaged_sparse_scores(self, X, state, avg_slot, t, a0, out):
         parameters = self._training.parameters
         if parameters.update == "dual_averaging":
-            arguments = (avg_slot, t, a0, *parameters.steps())
-            _kernels.da_averaged_scores(
-                X.data, X.indices, X.indptr, state, arguments, out
-            )
+            rows = (X.data, X.indices, X.indptr, state, avg_slot, t, a0)
+            _kernels.da_averaged_scores(*rows, *parameters.steps(), out)
         else:
             super()._averaged_sparse_scores(X, state, avg_slot, t, a0, out)
 
@@ -383,6 +381,7 @@ class AdaGradClassifier(
         average: bool | int = False,
         class_weight: dict | str | None = None,
         verbose: int = 0,
+        n_jobs: int | None = None,
     ) -> None:
         self.loss = loss
         self.update = update
@@ -402,6 +401,7 @@ class AdaGradClassifier(
         self.average = average
         self.class_weight = class_weight
         self.verbose = verbose
+        self.n_jobs = n_jobs
 
 
 class AdaGradRegressor(
@@ -483,6 +483,7 @@ default="squared_error"
         warm_start: bool = False,
         average: bool | int = False,
         verbose: int = 0,
+        n_jobs: int | None = None,
     ) -> None:
         self.loss = loss
         self.epsilon = epsilon
@@ -503,3 +504,4 @@ default="squared_error"
         self.warm_start = warm_start
         self.average = average
         self.verbose = verbose
+        self.n_jobs = n_jobs

@@ -65,7 +65,11 @@ class Algorithm:
       accumulator was assigned;
     - ``_side_by_side_supported(parameters)`` and ``_side_by_side_pass(...)``: a
       kernel that runs one-output candidates side by side (:mod:`._candidates`);
-    - ``_drop_training_state()``: what :meth:`sparsify` drops besides the state.
+    - ``_drop_training_state()``: what :meth:`sparsify` drops besides the state;
+    - one-vs-rest outputs trained in blocks on threads (``n_jobs``):
+      ``_outputs_split_supported()``, ``_feature_slots()`` (the slots whose
+      output 0 holds a value of the feature) and ``_per_output_extras`` (see
+      :meth:`._training.TrainingState.outputs`).
     """
 
     _smaller_steps = "smaller"
@@ -124,7 +128,7 @@ class Algorithm:
     def _averaged_sparse_scores(self, X, state, avg_slot, t, a0, out):
         """Score CSR rows X with the mean iterates at round t."""
         _averaging.constant_averaged_scores(
-            X.data, X.indices, X.indptr, state, (avg_slot, t, a0), out
+            X.data, X.indices, X.indptr, state, avg_slot, t, a0, out
         )
 
     def _weights_assigned(self):
@@ -153,3 +157,17 @@ class Algorithm:
 
     def _drop_training_state(self):
         """Drop what only training needs, besides the state (sparsify)."""
+
+    # One-vs-rest outputs trained apart, in threads (n_jobs).
+
+    # The extras with one entry per output along their first axis.
+    _per_output_extras = ()
+
+    def _feature_slots(self):
+        """The state slots whose output 0 holds a value of the feature, not of
+        an output (none)."""
+        return ()
+
+    def _outputs_split_supported(self):
+        """Whether blocks of outputs may train in threads of their own."""
+        return True

@@ -15,6 +15,8 @@ labels to kernel targets, ``fit``, ``partial_fit``, predictions) and
   linear scores predictions start from, and ``sparsify``.
 """
 
+import copy
+import functools
 import operator
 from numbers import Integral, Real
 from typing import Self
@@ -38,6 +40,7 @@ from ._kernels.common import WEIGHT
 from ._kernels.sparse import linear_scores
 from ._passes import PassLoop
 from ._state import StateSlot, _is_sparsified, new_state
+from ._threads import NONZEROS_PER_THREAD, csr_row_blocks, n_threads, run_in_threads
 from ._training import TrainingState
 from ._validation import as_kernel_csr, checked_X, dense_to_csr
 
@@ -68,6 +71,11 @@ class OnlineLinearModel(CandidateSearch, PassLoop, Averaging, Algorithm, BaseEst
         "warm_start": ["boolean"],
         "average": [Interval(Integral, 0, None, closed="left"), "boolean"],
         "verbose": ["verbose"],
+        "n_jobs": [
+            None,
+            Interval(Integral, None, -1, closed="right"),
+            Interval(Integral, 1, None, closed="left"),
+        ],
     }
 
     # A stream's choice among "auto" candidates (._candidates.StreamChoice).
@@ -173,6 +181,15 @@ class OnlineLinearModel(CandidateSearch, PassLoop, Averaging, Algorithm, BaseEst
         self._training_started(n_features, n_outputs)
         n_slots = self._n_state_slots() + self._n_average_slots()
         self._training.array = new_state(n_features, n_slots, n_outputs)
+
+    def _for_training(self, training):
+        """This estimator over another training state: a shallow copy whose hooks
+        (``_run_pass``, ...) train ``training``, for a thread that trains a part
+        of the model apart. The estimator itself is not changed."""
+        worker = copy.copy(self)
+        worker._training = training
+        worker._stream_choice = None
+        return worker
 
     def _check_training_state(self):
         training = getattr(self, "_training", None)
@@ -322,15 +339,7 @@ class OnlineLinearModel(CandidateSearch, PassLoop, Averaging, Algorithm, BaseEst
         X, targets, row_weights = batch
         self._check_training_state()
         scores = np.empty((X.shape[0], self._state.shape[2])) if record_scores else None
-        self._run_passes(
-            X,
-            targets,
-            row_weights,
-            max_passes=1,
-            rng=None,
-            row_scores=scores,
-            streaming=True,
-        )
+        self._stream_pass(X, targets, row_weights, scores)
         return scores
 
     # -- prediction -----------------------------------------------------------------
@@ -369,27 +378,43 @@ class OnlineLinearModel(CandidateSearch, PassLoop, Averaging, Algorithm, BaseEst
     def _scores_of(self, X):
         """The model's scores of validated rows X (CSR or a dense array), with
         current weights, shape (n_samples, n_outputs)."""
-        state = self._state
-        if self._averaged_rounds() > 0:
-            if not sp.issparse(X):
+        state = self._training.array
+        averaged = self._averaged_rounds() > 0
+        lazy = not averaged and self._weights_behind()
+        if not sp.issparse(X):
+            if averaged:
                 weights = self._served_weights()
                 return X @ weights[:-1] + weights[-1]
-            scores = np.empty((X.shape[0], state.shape[2]))
-            avg_slot, a0 = self._average_arguments()
-            self._averaged_sparse_scores(X, state, avg_slot, self.t_, a0, scores)
-            return scores
-        lazy = self._weights_behind()
-        if lazy and not sp.issparse(X):
+            if not lazy:
+                return X @ state[:-1, WEIGHT, :] + state[-1, WEIGHT, :]
             X = dense_to_csr(X)  # score current weights without writing them
-        if not sp.issparse(X):
-            return X @ state[:-1, WEIGHT, :] + state[-1, WEIGHT, :]
         # Repeated columns need no summing here: each entry adds x * w.
         scores = np.empty((X.shape[0], state.shape[2]))
-        if lazy:
-            self._lazy_sparse_scores(X, state, scores)
-        else:
-            linear_scores(X.data, X.indices, X.indptr, state, (), scores)
+        # (data's length: the non-zeros, or more; a stream's rows have few)
+        blocks = X.data.shape[0] // NONZEROS_PER_THREAD
+        threads = n_threads(self.n_jobs, blocks) if blocks > 1 else 1
+        if threads == 1:
+            self._sparse_scores(X, state, averaged, lazy, scores)
+            return scores
+        # In blocks of rows of about equal non-zeros, one per thread: every
+        # row's scores are computed alone, the same for any split.
+        tasks = [
+            functools.partial(self._sparse_scores, rows, state, averaged, lazy, out)
+            for rows, out in csr_row_blocks(X, scores, threads)
+        ]
+        run_in_threads(tasks, threads)
         return scores
+
+    def _sparse_scores(self, X, state, averaged, lazy, out):
+        """Write the scores of CSR rows X into ``out``: with the mean iterates,
+        the caught-up lazy weights or the stored weights."""
+        if averaged:
+            avg_slot, a0 = self._average_arguments()
+            self._averaged_sparse_scores(X, state, avg_slot, self.t_, a0, out)
+        elif lazy:
+            self._lazy_sparse_scores(X, state, out)
+        else:
+            linear_scores(X.data, X.indices, X.indptr, state, out)
 
     def _validated_X(self, X):
         return validate_data(
@@ -469,14 +494,3 @@ def _parameter_values(estimator):
         getter = fetch if len(names) > 1 else (lambda obj: (fetch(obj),))
         cls._parameter_getter = getter
     return getter(estimator)
-
-
-def _raise_if_unrepresentable(count, condition):
-    """Raise if ``count`` assigned weights could not be given accumulators."""
-    if count:
-        raise ValueError(
-            f"{count} assigned non-zero weights cannot be represented where "
-            f"{condition} and a coordinate has seen no gradient (its weight is "
-            "then 0 by the update rule); those weights were left as they were. "
-            "Use a positive damping parameter to assign any weight."
-        )

@@ -15,6 +15,7 @@ the choice (:meth:`CandidateSearch._record_choice`):
   the chosen setting then trains every class.
 """
 
+import functools
 import itertools
 from dataclasses import dataclass
 
@@ -22,6 +23,7 @@ import numpy as np
 
 from ._kernels.common import STATUS_OK
 from ._state import is_on_small_pages, new_state, on_small_pages
+from ._threads import n_threads, run_in_threads
 
 
 @dataclass(eq=False)
@@ -61,8 +63,8 @@ class CandidateSearch:
     # A one-vs-rest model with more classes than this compares fit's candidates
     # on the most frequent ones (0: on every class).
     _candidate_classes = 4
-    # At most this many bytes of candidate states side by side: more candidates
-    # are run in blocks of as many as fit.
+    # At most this many bytes of candidate states side by side (per thread):
+    # more candidates are run in blocks of as many as fit.
     _side_by_side_bytes = 2**28
 
     def _param(self, name, chosen=None):
@@ -197,7 +199,9 @@ class CandidateSearch:
                 continue
             self._enter_candidate(states[index], candidate, t0, final)
             scores = scores_of[index] = row_scores.copy()
-            results[index] = self._run_pass(X, targets, row_weights, order, scores)
+            results[index] = self._run_pass_by_outputs(
+                X, targets, row_weights, order, scores
+            )
             states[index] = None
             if results[index][2] != STATUS_OK:
                 totals[index] = np.inf
@@ -276,7 +280,9 @@ class CandidateSearch:
             self._start_training(n_features, n_outputs, chosen=candidates[best])
             self._sync_parameters()
             no_scores = np.empty((0, n_outputs))
-            result = self._run_pass(X, targets, row_weights, order, no_scores)
+            result = self._run_pass_by_outputs(
+                X, targets, row_weights, order, no_scores
+            )
             if result[2] == STATUS_OK:
                 weight = float(row_weights[order].sum()) * compared
                 classes = self.classes_[frequent]
@@ -295,7 +301,7 @@ class CandidateSearch:
         for index, candidate in enumerate(candidates):
             self._start_training(n_features, n_outputs, chosen=candidate)
             self._sync_parameters()
-            loss_sum, _, status = self._run_pass(
+            loss_sum, _, status = self._run_pass_by_outputs(
                 X, targets, row_weights, order, no_scores
             )
             if status == STATUS_OK:
@@ -334,45 +340,77 @@ class CandidateSearch:
     def _side_by_side_blocks(
         self, X, targets, row_weights, order, parameters, n_features, n_slots
     ):
-        """Run the candidates side by side, a block at a time; returns their
-        totals (inf where they diverged), their ``(loss_sum, rows_done,
-        status)``, the best one's index (None if all diverged) and its state."""
-        bytes_each = (n_features + 1) * n_slots * 8
+        """Run the candidates side by side, in blocks that run on ``n_jobs``
+        threads; returns their totals (inf where they diverged), their
+        ``(loss_sum, rows_done, status)``, the best one's index (None if all
+        diverged) and its state."""
         count = len(parameters)
+        threads = n_threads(self.n_jobs, count)
+        # At most _side_by_side_bytes of candidate states per thread at a time.
+        bytes_each = (n_features + 1) * n_slots * 8
         fitting = max(1, min(count, self._side_by_side_bytes // bytes_each))
-        block_size = -(-count // -(-count // fitting))
+        n_blocks = max(threads, -(-count // fitting))
+        block_size = -(-count // n_blocks)
+        blocks = [
+            range(first, min(first + block_size, count))
+            for first in range(0, count, block_size)
+        ]
+        tasks = [
+            functools.partial(
+                self._side_by_side_block,
+                X,
+                targets,
+                row_weights,
+                order,
+                [parameters[index] for index in block],
+                n_features,
+                n_slots,
+            )
+            for block in blocks
+        ]
         totals = np.full(count, np.inf)
-        results = []
-        best = best_state = None
-        for first in range(0, count, block_size):
-            block = range(first, min(first + block_size, count))
-            state = new_state(n_features, n_slots, len(block))
-            loss_sums, rows_done, statuses = outcome = (
-                np.zeros(len(block)),
-                np.zeros(len(block), dtype=np.int64),
-                np.full(len(block), STATUS_OK, dtype=np.int64),
-            )
-            block_parameters = [parameters[index] for index in block]
-            self._side_by_side_pass(
-                X, targets, row_weights, order, state, block_parameters, outcome
-            )
-            block_best = None
+        results, best, best_state = [], None, None
+        # In the order of the candidates, as one block would choose: the first
+        # of the lowest totals.
+        for block, (outcome, block_best, state) in zip(
+            blocks, run_in_threads(tasks, threads), strict=True
+        ):
+            results.extend(outcome)
             for column, index in enumerate(block):
-                results.append(
-                    (
-                        float(loss_sums[column]),
-                        int(rows_done[column]),
-                        int(statuses[column]),
-                    )
-                )
-                if statuses[column] != STATUS_OK:
-                    continue
-                totals[index] = loss_sums[column]
-                if best is None or totals[index] < totals[best]:
-                    best, block_best = index, column
+                loss_sum, _, status = outcome[column]
+                if status == STATUS_OK:
+                    totals[index] = loss_sum
             if block_best is not None:
-                best_state = np.ascontiguousarray(
-                    state[:, :, block_best : block_best + 1]
-                )
-            del state  # before the next block's: at most one block at a time
+                index = block[block_best]
+                if best is None or totals[index] < totals[best]:
+                    best, best_state = index, state
         return totals, results, best, best_state
+
+    def _side_by_side_block(
+        self, X, targets, row_weights, order, parameters, n_features, n_slots
+    ):
+        """One block of candidates side by side in a new state (one output
+        each): their ``(loss_sum, rows_done, status)``, the column of the
+        block's best (None if all diverged) and its state."""
+        state = new_state(n_features, n_slots, len(parameters))
+        loss_sums, rows_done, statuses = outcome = (
+            np.zeros(len(parameters)),
+            np.zeros(len(parameters), dtype=np.int64),
+            np.full(len(parameters), STATUS_OK, dtype=np.int64),
+        )
+        self._side_by_side_pass(
+            X, targets, row_weights, order, state, parameters, outcome
+        )
+        results = [
+            (float(loss_sums[column]), int(rows_done[column]), int(statuses[column]))
+            for column in range(len(parameters))
+        ]
+        best = None
+        for column in range(len(parameters)):
+            if statuses[column] == STATUS_OK and (
+                best is None or loss_sums[column] < loss_sums[best]
+            ):
+                best = column
+        if best is None:
+            return results, None, None
+        return results, best, np.ascontiguousarray(state[:, :, best : best + 1])

@@ -123,8 +123,16 @@ class _CoinBetting:
         )
 
     def _lazy_sparse_scores(self, X, state, out):
-        arguments = (self._training.parameters.initial_wealth, self._mean_row_norm())
-        _kernels.normalized_scores(X.data, X.indices, X.indptr, state, arguments, out)
+        initial_wealth = self._training.parameters.initial_wealth
+        _kernels.normalized_scores(
+            X.data,
+            X.indices,
+            X.indptr,
+            state,
+            initial_wealth,
+            self._mean_row_norm(),
+            out,
+        )
 
     def _check_can_start_from_weights(self, n_features, n_outputs):
         raise ValueError(
@@ -192,14 +200,16 @@ class _CoinBetting:
         if self._state_rule() == "cocob":
             return super()._averaged_sparse_scores(X, state, avg_slot, t, a0, out)
         training = self._training
-        arguments = (
+        _kernels.normalized_averaged_scores(
+            X.data,
+            X.indices,
+            X.indptr,
+            state,
             training.extras["row_norms"],
             avg_slot,
             training.parameters.initial_wealth,
             t - a0,
-        )
-        _kernels.normalized_averaged_scores(
-            X.data, X.indices, X.indptr, state, arguments, out
+            out,
         )
 
 
@@ -359,6 +369,7 @@ class CoinBettingClassifier(
         average: bool | int = False,
         class_weight: dict | str | None = None,
         verbose: int = 0,
+        n_jobs: int | None = None,
     ) -> None:
         self.loss = loss
         self.update = update
@@ -376,6 +387,7 @@ class CoinBettingClassifier(
         self.average = average
         self.class_weight = class_weight
         self.verbose = verbose
+        self.n_jobs = n_jobs
 
 
 _REGRESSOR_UPDATE_NOTE = """
@@ -478,6 +490,7 @@ default="squared_error"
         warm_start: bool = False,
         average: bool | int = False,
         verbose: int = 0,
+        n_jobs: int | None = None,
     ) -> None:
         self.loss = loss
         self.epsilon = epsilon
@@ -496,3 +509,4 @@ default="squared_error"
         self.warm_start = warm_start
         self.average = average
         self.verbose = verbose
+        self.n_jobs = n_jobs

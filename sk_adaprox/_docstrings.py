@@ -50,7 +50,14 @@ def training_parameters(tol="1e-3", tol_note=""):
         iterate. Set when training starts; once averaging has begun, ``coef_``
         cannot be assigned.
     verbose : int, default=0
-        If > 0, print one line per pass: rows, mean loss, non-zero weights, seconds."""
+        If > 0, print one line per pass: rows, mean loss, non-zero weights, seconds.
+    n_jobs : int or None, default=None
+        Threads for the work whose result does not depend on them, as in
+        scikit-learn: None is 1 (unless a ``joblib.parallel_config`` context
+        says otherwise), -1 every core. They train the outputs of a one-vs-rest
+        model in blocks, run the ``"auto"`` candidates of the first pass in
+        groups, and score the rows of a large ``predict`` in blocks; the model
+        and its predictions are the same to the bit for every ``n_jobs``."""
 
 
 TRAINING_PARAMETERS = training_parameters()

@@ -8,7 +8,7 @@ from sklearn.base import RegressorMixin
 from sklearn.linear_model._base import LinearClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ._base import OnlineLinearModel, _raise_if_unrepresentable
+from ._base import OnlineLinearModel
 from ._classification import OnlineClassifierMixin
 from ._docstrings import (
     AUTO_ATTRIBUTES,
@@ -23,7 +23,7 @@ from ._docstrings import (
 from ._kernels import ftrl as _kernels
 from ._losses import LOSS_CODES
 from ._regression import OnlineRegressorMixin
-from ._state import StateSlot
+from ._state import StateSlot, raise_if_unrepresentable
 from ._typing import RandomStateLike
 
 
@@ -106,7 +106,7 @@ class _FTRL:
             parameters.l1,
             parameters.l2,
         )
-        _raise_if_unrepresentable(failed, "beta = l2 = 0")
+        raise_if_unrepresentable(failed, "beta = l2 = 0")
 
     def _side_by_side_supported(self, parameters):
         return True
@@ -301,6 +301,7 @@ class FTRLClassifier(
         average: bool | int = False,
         class_weight: dict | str | None = None,
         verbose: int = 0,
+        n_jobs: int | None = None,
     ) -> None:
         self.loss = loss
         self.alpha = alpha
@@ -319,6 +320,7 @@ class FTRLClassifier(
         self.average = average
         self.class_weight = class_weight
         self.verbose = verbose
+        self.n_jobs = n_jobs
 
 
 class FTRLRegressor(OnlineRegressorMixin, RegressorMixin, _FTRL, OnlineLinearModel):
@@ -401,6 +403,7 @@ default="squared_error"
         warm_start: bool = False,
         average: bool | int = False,
         verbose: int = 0,
+        n_jobs: int | None = None,
     ) -> None:
         self.loss = loss
         self.epsilon = epsilon
@@ -420,3 +423,4 @@ default="squared_error"
         self.warm_start = warm_start
         self.average = average
         self.verbose = verbose
+        self.n_jobs = n_jobs

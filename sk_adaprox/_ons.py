@@ -102,6 +102,13 @@ class _ONS(LazyProximal):
     _candidate_classes = 0
     _step_size_name = "gamma"
     _smaller_steps = "larger"  # the step is 1 / gamma
+    _per_output_extras = (
+        "a_inv",
+        "sketch",
+        "sketch_gram_inverse",
+        "sketch_rows",
+        "squared_norms",
+    )
 
     sum_sq_grad_ = StateSlot(_kernels.SUM_SQ_GRAD, rule="diag")
     intercept_sum_sq_grad_ = StateSlot(
@@ -208,6 +215,11 @@ class _ONS(LazyProximal):
         if self._matrix(n_features, n_outputs) != "diag":
             return None
         return super()._candidates()
+
+    def _outputs_split_supported(self):
+        # The sketch's passes limit BLAS to one thread, a limit of the whole
+        # process: concurrent passes would lift each other's.
+        return self._matrix() != "sketch"
 
     def _lazy_strengths(self):
         parameters = self._training.parameters
@@ -614,6 +626,7 @@ class ONSClassifier(
         average: bool | int = False,
         class_weight: dict | str | None = None,
         verbose: int = 0,
+        n_jobs: int | None = None,
     ) -> None:
         self.loss = loss
         self.matrix = matrix
@@ -635,6 +648,7 @@ class ONSClassifier(
         self.average = average
         self.class_weight = class_weight
         self.verbose = verbose
+        self.n_jobs = n_jobs
 
 
 class ONSRegressor(OnlineRegressorMixin, RegressorMixin, _ONS, OnlineLinearModel):
@@ -718,6 +732,7 @@ default="squared_error"
         warm_start: bool = False,
         average: bool | int = False,
         verbose: int = 0,
+        n_jobs: int | None = None,
     ) -> None:
         self.loss = loss
         self.epsilon = epsilon
@@ -740,3 +755,4 @@ default="squared_error"
         self.warm_start = warm_start
         self.average = average
         self.verbose = verbose
+        self.n_jobs = n_jobs

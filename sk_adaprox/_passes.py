@@ -3,6 +3,7 @@ with the stopping rule (``tol``, ``n_iter_no_change``), early stopping on held-o
 rows, divergence errors, verbose reports and the warning against a model worse
 than one without features."""
 
+import functools
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -14,6 +15,7 @@ from sklearn.utils import check_random_state
 
 from ._kernels.common import STATUS_NONFINITE_SCORE, STATUS_OK, weighted_loss_sum
 from ._losses import LOSS_CODES, baseline_loss
+from ._threads import n_threads, output_blocks, run_in_threads
 from .exceptions import PoorFitWarning
 
 # How far above the baseline's loss (relatively) the model's may be before fit
@@ -206,6 +208,26 @@ class PassLoop:
         if max_passes > 1 and self.tol is not None and not progress.converged:
             _warn_not_converged(validation is not None)
 
+    def _stream_pass(self, X, targets, row_weights, row_scores=None):
+        """A ``partial_fit`` call's one pass over its batch, in its order: the
+        pass loop without its stopping rules, which one pass does not need (with
+        ``verbose``, the loop itself, which reports the pass)."""
+        if self.verbose:
+            self._run_passes(
+                X,
+                targets,
+                row_weights,
+                max_passes=1,
+                rng=None,
+                row_scores=row_scores,
+                streaming=True,
+            )
+            return
+        if row_scores is None:
+            row_scores = np.empty((0, self._state.shape[2]))
+        order = np.arange(X.shape[0])
+        self._one_pass(X, targets, row_weights, order, row_scores, True, 1)
+
     def _loss_weight(self, row_weights, rows, streaming):
         """The weight a pass's summed loss is divided by for its mean: the visited
         rows' weights times the outputs. The mean loss is monitored (``tol``,
@@ -228,7 +250,7 @@ class PassLoop:
                 X, targets, row_weights, order, row_scores, final
             )
         else:
-            loss_sum, rows_done, status = self._run_pass(
+            loss_sum, rows_done, status = self._run_pass_by_outputs(
                 X, targets, row_weights, order, row_scores
             )
         training = self._training  # the served candidate's, where they ran
@@ -239,6 +261,75 @@ class PassLoop:
         if not streaming:
             training.data_passes += 1
         return loss_sum
+
+    def _run_pass_by_outputs(self, X, targets, row_weights, order, row_scores):
+        """:meth:`_run_pass`, with the outputs of a one-vs-rest model in blocks
+        trained apart on ``n_jobs`` threads, each on a copy of its outputs'
+        state (:meth:`._training.TrainingState.outputs`) written back after the
+        pass. An output's training does not depend on the others', so the model
+        is the one a single thread trains; the pass's summed loss is summed by
+        blocks (its last bits may differ). Where a block diverges, the pass runs
+        again in one thread from the state before it, to stop at the row and
+        with the state one thread gives."""
+        n_outputs = self._state.shape[2]
+        threads = 1
+        if n_outputs > 1 and self._outputs_split_supported():
+            threads = n_threads(self.n_jobs, n_outputs)
+        if threads == 1:
+            return self._run_pass(X, targets, row_weights, order, row_scores)
+        training = self._training
+        training.writable("array")
+        split = {
+            "feature_slots": self._feature_slots(),
+            "per_output": self._per_output_extras,
+        }
+        blocks = output_blocks(n_outputs, threads)
+        tasks = [
+            functools.partial(
+                self._output_block_pass,
+                start,
+                stop,
+                split,
+                X,
+                targets,
+                row_weights,
+                order,
+                row_scores.shape[0],
+            )
+            for start, stop in blocks
+        ]
+        outcomes = run_in_threads(tasks, threads)
+        if any(result[2] != STATUS_OK for _, result, _ in outcomes):
+            return self._run_pass(X, targets, row_weights, order, row_scores)
+        writes = [
+            functools.partial(training.put_outputs, start, block, **split)
+            for (start, _), (block, _, _) in zip(blocks, outcomes, strict=True)
+        ]
+        run_in_threads(writes, threads)
+        for (start, stop), (_, _, scores) in zip(blocks, outcomes, strict=True):
+            if scores.shape[0]:
+                row_scores[:, start:stop] = scores
+        loss_sum = sum(result[0] for _, result, _ in outcomes)
+        return loss_sum, order.shape[0], STATUS_OK
+
+    def _output_block_pass(
+        self, start, stop, split, X, targets, row_weights, order, n_scores
+    ):
+        """Train outputs ``start:stop`` of the model alone over the rows in
+        ``order``, on a copy of their state; returns the copy, the pass's
+        ``(loss_sum, rows_done, status)`` and the rows' scores."""
+        block = self._training.outputs(start, stop, **split)
+        # A class outside the block is a negative row for each of its outputs;
+        # a block of one output is a binary problem, its targets +1 and -1.
+        in_block = (targets >= start) & (targets < stop)
+        if stop - start == 1:
+            block_targets = np.where(in_block, 1.0, -1.0)
+        else:
+            block_targets = np.where(in_block, targets - start, float(stop - start))
+        scores = np.empty((n_scores, stop - start))
+        worker = self._for_training(block)
+        result = worker._run_pass(X, block_targets, row_weights, order, scores)
+        return block, result, scores
 
     def _end_passes(self, progress, validation):
         """After early stopping's passes: record their held-out losses and go

@@ -24,6 +24,11 @@ class LazyProximal:
     def _weights_are_lazily_regularized(self):
         return self._lazy_strengths() is not None
 
+    def _feature_slots(self):
+        # A lazily regularised feature's last round is kept in output 0.
+        lazy = (_lazy.LAST_ROUND,) if self._lazy_strengths() is not None else ()
+        return lazy + super()._feature_slots()
+
     def _catch_up_weights(self, state):
         l1, l2 = self._lazy_strengths()
         if self._is_averaging():
@@ -35,7 +40,7 @@ class LazyProximal:
 
     def _lazy_sparse_scores(self, X, state, out):
         l1, l2 = self._lazy_strengths()
-        _lazy.md_scores(X.data, X.indices, X.indptr, state, (self.t_, l1, l2), out)
+        _lazy.md_scores(X.data, X.indices, X.indptr, state, self.t_, l1, l2, out)
 
     # Averaging: a lazily regularised weight decays while idle; otherwise it
     # stays put, the base's rule.
@@ -59,5 +64,5 @@ class LazyProximal:
         if strengths is None:
             super()._averaged_sparse_scores(X, state, avg_slot, t, a0, out)
         else:
-            arguments = (avg_slot, t, a0, *strengths)
-            _lazy.md_averaged_scores(X.data, X.indices, X.indptr, state, arguments, out)
+            rows = (X.data, X.indices, X.indptr, state, avg_slot, t, a0)
+            _lazy.md_averaged_scores(*rows, *strengths, out)

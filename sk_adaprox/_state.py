@@ -227,3 +227,14 @@ class StateSlot:
 
 def _is_sparsified(estimator):
     return hasattr(estimator, "_served_coef")
+
+
+def raise_if_unrepresentable(count, condition):
+    """Raise if ``count`` assigned weights could not be given accumulators."""
+    if count:
+        raise ValueError(
+            f"{count} assigned non-zero weights cannot be represented where "
+            f"{condition} and a coordinate has seen no gradient (its weight is "
+            "then 0 by the update rule); those weights were left as they were. "
+            "Use a positive damping parameter to assign any weight."
+        )

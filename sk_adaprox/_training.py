@@ -75,6 +75,43 @@ class TrainingState:
 
     __hash__ = None
 
+    def outputs(self, start, stop, feature_slots=(), per_output=()):
+        """A copy of this state for the outputs ``start:stop`` alone, to train
+        apart from the others (one-vs-rest outputs do not depend on each other).
+
+        ``feature_slots`` are the slots whose output 0 holds a value of the
+        feature rather than of an output (a lazy weight's last round, say): the
+        copy holds it in its own output 0. ``per_output`` names the extras with
+        one entry per output along their first axis; the others are copied
+        whole. :meth:`put_outputs` writes the block back.
+        """
+        array = np.array(self.array[:, :, start:stop], order="C")
+        slots = list(feature_slots)
+        if slots:
+            array[:, slots, 0] = self.array[:, slots, 0]
+        extras = {
+            name: value[start:stop].copy() if name in per_output else _copied(value)
+            for name, value in self.extras.items()
+        }
+        return replace(self, array=array, extras=extras, chosen=_copied(self.chosen))
+
+    def put_outputs(self, start, block, feature_slots=(), per_output=()):
+        """Write back ``block``, made by :meth:`outputs` from ``start`` and
+        trained since: its outputs, its per-output extras and, from the block
+        of output 0 only, the values of the features and the shared extras."""
+        stop = start + block.array.shape[2]
+        target = self.writable("array")[:, :, start:stop]
+        slots = list(feature_slots)
+        kept = target[:, slots, 0].copy() if slots and start > 0 else None
+        target[...] = block.array
+        if kept is not None:
+            target[:, slots, 0] = kept
+        for name, value in block.extras.items():
+            if name in per_output:
+                self.writable(name)[start:stop] = value
+            elif start == 0:
+                self.extras[name] = value
+
     def writable(self, name):
         """The array ``array`` (``name="array"``) or ``extras[name]``, replaced by a
         writable C-contiguous copy first if it is not one (a read-only memory map

@@ -65,12 +65,12 @@ def test_the_protocol_lists_every_hook_it_defines():
     hooks = [
         name
         for name in vars(Algorithm)
-        if name.startswith("_")
-        and not (name.startswith("__") or name == "_smaller_steps")
+        if name.startswith("_") and not name.startswith("__")
     ]
     assert hooks
     for name in hooks:
-        assert f"``{name}(" in documented, name
+        called = callable(getattr(Algorithm, name))
+        assert f"``{name}{'(' if called else ''}" in documented, name
     for name in REQUIRED:
         assert f"``{name}" in documented, name
 

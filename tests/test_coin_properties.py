@@ -23,6 +23,7 @@ def rare_split():
     return train_test_split(X, y, test_size=0.25, random_state=0, stratify=y)
 
 
+@pytest.mark.slow
 def test_five_passes_without_tuning_match_a_tuned_learner_on_rare_features(
     rare_split,
 ):

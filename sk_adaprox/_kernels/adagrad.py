@@ -472,9 +472,17 @@ def _da_averaged_intercept(state, j, k, arguments):
     return _da_averaged(state, j, k, avg_slot, t, a0, eta, delta, 0.0, 0.0)
 
 
-# Scores with the mean iterates, ``arguments=(avg_slot, t, a0, eta, delta, l1,
-# l2)`` (the intercept is never regularised).
-da_averaged_scores = csr_scorer(_da_averaged_weight, _da_averaged_intercept)
+_da_averaged_scores = csr_scorer(_da_averaged_weight, _da_averaged_intercept)
+
+
+@jit
+def da_averaged_scores(
+    data, indices, indptr, state, avg_slot, t, a0, eta, delta, l1, l2, out
+):
+    """Scores of CSR rows with the mean iterates at round t (the intercept is
+    never regularised)."""
+    arguments = (avg_slot, t, a0, eta, delta, l1, l2)
+    _da_averaged_scores(data, indices, indptr, state, arguments, out)
 
 
 @jit
@@ -826,5 +834,11 @@ def _da_current_weight(state, j, k, arguments):
     return da_weight(sum_grad, sum_sq_grad, t, eta, delta, l1, l2)
 
 
-# Scores of regularised dual averaging, ``arguments=(t, eta, delta, l1, l2)``.
-da_scores = csr_scorer(_da_current_weight, stored_weight)
+_da_scores = csr_scorer(_da_current_weight, stored_weight)
+
+
+@jit
+def da_scores(data, indices, indptr, state, t, eta, delta, l1, l2, out):
+    """Scores of CSR rows for regularised dual averaging: each weight the closed
+    form of its (u, G) after ``t`` rounds."""
+    _da_scores(data, indices, indptr, state, (t, eta, delta, l1, l2), out)

@@ -74,7 +74,13 @@ def _constant_averaged_weight(state, j, k, arguments):
     return constant_averaged(state, j, k, avg_slot, t, a0)
 
 
-# Scores with the mean iterates, ``arguments=(avg_slot, t, a0)``.
-constant_averaged_scores = csr_scorer(
+_constant_averaged_scores = csr_scorer(
     _constant_averaged_weight, _constant_averaged_weight
 )
+
+
+@jit
+def constant_averaged_scores(data, indices, indptr, state, avg_slot, t, a0, out):
+    """Scores of CSR rows with the mean iterates at round t."""
+    arguments = (avg_slot, t, a0)
+    _constant_averaged_scores(data, indices, indptr, state, arguments, out)

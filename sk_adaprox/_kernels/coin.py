@@ -302,9 +302,16 @@ def _served_bet(state, j, k, arguments):
     return stored_bet(state, j, k, initial_wealth) / mean_norm
 
 
-# Scores with the served weights computed from the accumulators,
-# ``arguments=(initial_wealth, mean_norm)``.
-normalized_scores = csr_scorer(_served_bet, _served_bet)
+_normalized_scores = csr_scorer(_served_bet, _served_bet)
+
+
+@jit
+def normalized_scores(data, indices, indptr, state, initial_wealth, mean_norm, out):
+    """Scores of CSR rows with the served weights (bet over ``mean_norm``)
+    computed from the accumulators, in the rounding of the weights
+    :func:`normalized_weights_all` writes (the state is not written)."""
+    arguments = (initial_wealth, mean_norm)
+    _normalized_scores(data, indices, indptr, state, arguments, out)
 
 
 # Averaging the normalised rule: a coordinate's iterate is its bet over the N of
@@ -378,11 +385,18 @@ def _normalized_averaged_weight(state, j, k, arguments):
     )
 
 
-# Scores with the mean iterates, ``arguments=(row_norms, avg_slot,
-# initial_wealth, rounds)``.
-normalized_averaged_scores = csr_scorer(
+_normalized_averaged_scores = csr_scorer(
     _normalized_averaged_weight, _normalized_averaged_weight
 )
+
+
+@jit
+def normalized_averaged_scores(
+    data, indices, indptr, state, row_norms, avg_slot, initial_wealth, rounds, out
+):
+    """Scores of CSR rows with the mean iterates."""
+    arguments = (row_norms, avg_slot, initial_wealth, rounds)
+    _normalized_averaged_scores(data, indices, indptr, state, arguments, out)
 
 
 @jit

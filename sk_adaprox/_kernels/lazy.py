@@ -220,30 +220,43 @@ def md_settle_all(state, avg_slot, t, a0, l1, l2):
 
 
 @jit
-def _md_averaged(state, j, k, avg_slot, t, a0, l1, l2):
-    """Coordinate (j, k)'s mean iterate over the averaged rounds up to t > a0."""
-    if j == state.shape[0] - 1:
-        return constant_averaged(state, j, k, avg_slot, t, a0)
+def _md_averaged_feature(state, j, k, arguments):
+    """Feature j's mean iterate of output k over the averaged rounds up to
+    t > a0, ``arguments=(avg_slot, t, a0, l1, l2)``."""
+    avg_slot, t, a0, l1, l2 = arguments
     idle = _md_unsettled(state, j, k, avg_slot, t, a0, l1, l2)
     return (state[j, avg_slot, k] + idle) / (t - a0)
 
 
 @jit
-def md_averaged_all(state, avg_slot, t, a0, l1, l2, out):
-    """``out[j, k]``: every coordinate's mean iterate up to round t > a0."""
-    for j in range(state.shape[0]):
-        for k in range(state.shape[2]):
-            out[j, k] = _md_averaged(state, j, k, avg_slot, t, a0, l1, l2)
+def _md_averaged_intercept(state, j, k, arguments):
+    """The intercept's mean iterate (never regularised: constant while idle)."""
+    avg_slot, t, a0, _, _ = arguments
+    return constant_averaged(state, j, k, avg_slot, t, a0)
 
 
 @jit
-def _md_averaged_weight(state, j, k, arguments):
-    avg_slot, t, a0, l1, l2 = arguments
-    return _md_averaged(state, j, k, avg_slot, t, a0, l1, l2)
+def md_averaged_all(state, avg_slot, t, a0, l1, l2, out):
+    """``out[j, k]``: every coordinate's mean iterate up to round t > a0."""
+    arguments = (avg_slot, t, a0, l1, l2)
+    intercept_row = state.shape[0] - 1
+    for j in range(intercept_row):
+        for k in range(state.shape[2]):
+            out[j, k] = _md_averaged_feature(state, j, k, arguments)
+    for k in range(state.shape[2]):
+        out[intercept_row, k] = _md_averaged_intercept(
+            state, intercept_row, k, arguments
+        )
 
 
-# Scores with the mean iterates, ``arguments=(avg_slot, t, a0, l1, l2)``.
-md_averaged_scores = csr_scorer(_md_averaged_weight, _md_averaged_weight)
+_md_averaged_scores = csr_scorer(_md_averaged_feature, _md_averaged_intercept)
+
+
+@jit
+def md_averaged_scores(data, indices, indptr, state, avg_slot, t, a0, l1, l2, out):
+    """Scores of CSR rows with the mean iterates at round t."""
+    arguments = (avg_slot, t, a0, l1, l2)
+    _md_averaged_scores(data, indices, indptr, state, arguments, out)
 
 
 @jit
@@ -308,6 +321,13 @@ def _caught_up_weight(state, j, k, arguments):
     return md_skip(state[j, WEIGHT, k], state[j, IDLE_DECAY, k], skipped, l1, l2)
 
 
-# Scores of mirror descent with lazy l1/l2, ``arguments=(t, l1, l2)``: those of
-# the caught-up model (the intercept is never behind).
-md_scores = csr_scorer(_caught_up_weight, stored_weight)
+_md_scores = csr_scorer(_caught_up_weight, stored_weight)
+
+
+@jit
+def md_scores(data, indices, indptr, state, t, l1, l2, out):
+    """Scores of CSR rows for mirror descent with lazy l1/l2: each weight is
+    brought from its last round to round ``t`` on the fly (the state is not
+    written), the scores of the caught-up model (the intercept is never
+    behind)."""
+    _md_scores(data, indices, indptr, state, (t, l1, l2), out)

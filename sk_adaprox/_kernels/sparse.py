@@ -19,7 +19,9 @@ def csr_scorer(feature_weight, intercept_weight):
     It sums in CSR order and adds the intercept last, as scipy does, so that the
     scores of stored weights are scipy's floats. Numba compiles the two weight
     functions into the loop: every rule's scores share this loop and differ only
-    in its weight functions.
+    in its weight functions. Each rule calls it from a kernel of plain
+    arguments (a tuple costs more to pass in from Python: microseconds per call
+    of a one-row ``predict``).
     """
 
     @jit
@@ -45,10 +47,15 @@ def stored_weight(state, j, k, arguments):
     return state[j, WEIGHT, k]
 
 
-# The model's scores with its stored weights, ``arguments=()``. Reads the WEIGHT
-# slot in place: ``X @ coef_.T`` in scipy would first copy the strided ``coef_``,
-# an O(n_features) cost per call.
-linear_scores = csr_scorer(stored_weight, stored_weight)
+_stored_scores = csr_scorer(stored_weight, stored_weight)
+
+
+@jit
+def linear_scores(data, indices, indptr, state, out):
+    """The model's scores of CSR rows with its stored weights. Reads the
+    ``WEIGHT`` slot in place: ``X @ coef_.T`` in scipy would first copy the
+    strided ``coef_``, an O(n_features) cost per call."""
+    _stored_scores(data, indices, indptr, state, (), out)
 
 
 @jit

@@ -1,0 +1,189 @@
+"""Every core of one machine: ``n_jobs=2`` against ``n_jobs=1`` in one run.
+
+    python benchmarks/bench_parallel.py [--repeats 3] [--quick]
+
+Each workload is timed with one thread and with two, interleaved, best of
+``--repeats``; the model of two threads is checked to equal the model of one to
+the bit (the script stops if it does not). The workloads:
+
+- 20 Newsgroups, 20 classes, fixed ``eta`` (no candidates), ``fit``: the
+  one-vs-rest outputs trained in two blocks of ten;
+- the defaults' first pass (16 candidates, ``fit(max_iter=1)``) on the rare
+  160k x 1M set and on 20 Newsgroups comp vs rec (binary): the candidates side
+  by side in two groups;
+- ``decision_function`` on 200,000 rows of the rare set: rows in two blocks.
+
+Two floors, the simplest code doing each kind of work split the same way:
+
+- rows: the simplest Numba loop (a dot product over the rows' non-zeros) over
+  the rare set's rows, in two halves on two threads against one; what two
+  threads of this machine give for independent work at all;
+- outputs: bench_speed's minimal one-vs-rest AdaGrad epoch over 20 Newsgroups,
+  20 outputs in one thread against two blocks of 10 outputs on two threads.
+  Each block reads every row and touches the same features at random: the
+  threads share the memory traffic of the rows, not just the arithmetic.
+
+BLAS and Numba are held to one thread each, so the threads are the only
+parallelism.
+"""
+
+# ruff: noqa: E402
+
+from _machine import limit_threads, print_machine
+
+limit_threads()
+
+import argparse
+import os
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import numba
+import numpy as np
+from _data import CLASSIFICATION_PANEL, news20
+from _report import print_targets
+from bench_speed import minimal_adagrad_epoch_ovr
+
+# bench_speed's loop, compiled to release the GIL as the package's kernels do.
+minimal_epoch_ovr = numba.njit(nogil=True)(minimal_adagrad_epoch_ovr.py_func)
+
+from sk_adaprox import AdaGradClassifier, FTRLClassifier
+
+
+def best_seconds(run, repeats):
+    """The fastest of ``repeats`` calls of ``run``."""
+    best = np.inf
+    for _ in range(repeats):
+        started = time.perf_counter()
+        run()
+        best = min(best, time.perf_counter() - started)
+    return best
+
+
+def paired(make, fit, repeats):
+    """Seconds with ``n_jobs=1`` and with 2, interleaved; stops unless the two
+    models are the same."""
+    seconds = {1: np.inf, 2: np.inf}
+    models = {}
+    for _ in range(repeats):
+        for n_jobs in (1, 2):
+            model = make(n_jobs)
+            started = time.perf_counter()
+            fit(model)
+            seconds[n_jobs] = min(seconds[n_jobs], time.perf_counter() - started)
+            models[n_jobs] = model
+    if models[1]._training != models[2]._training:
+        raise SystemExit(f"two threads trained another model than one: {make(1)}")
+    return seconds
+
+
+@numba.njit(nogil=True)
+def _dot_rows(data, indices, indptr, weights, out):
+    for i in range(indptr.shape[0] - 1):
+        total = 0.0
+        for p in range(indptr[i], indptr[i + 1]):
+            total += data[p] * weights[indices[p]]
+        out[i] += total
+
+
+def floor_seconds(X, repeats, rounds=20):
+    """The minimal loop over X's rows ``rounds`` times, in one thread and split
+    in two halves of rows on two threads."""
+    weights = np.random.default_rng(0).normal(size=X.shape[1])
+    out = np.zeros(X.shape[0])
+    half = X.shape[0] // 2
+    parts = [(0, half), (half, X.shape[0])]
+
+    def part(start, stop):
+        indptr = X.indptr[start : stop + 1]
+        for _ in range(rounds):
+            _dot_rows(X.data, X.indices, indptr, weights, out[start:stop])
+
+    part(0, 10)  # compile
+    one = best_seconds(lambda: [part(*bounds) for bounds in parts], repeats)
+    with ThreadPoolExecutor(2) as pool:
+        two = best_seconds(
+            lambda: list(pool.map(lambda bounds: part(*bounds), parts)), repeats
+        )
+    return {1: one, 2: two}
+
+
+def output_floor_seconds(X, y, repeats):
+    """bench_speed's minimal one-vs-rest epoch: every output in one thread, and
+    the outputs in two blocks on two threads."""
+    labels = np.unique(y, return_inverse=True)[1]
+    n_outputs = int(labels.max()) + 1
+
+    def epoch(start, stop):
+        weights = np.zeros((X.shape[1], stop - start))
+        squares = np.zeros_like(weights)
+        in_block = (labels >= start) & (labels < stop)
+        block_labels = np.where(in_block, labels - start, -1)
+        minimal_epoch_ovr(
+            X.data, X.indices, X.indptr, block_labels, weights, squares, 0.3, 0.1
+        )
+
+    epoch(0, 2)  # compile
+    half = n_outputs // 2
+    halves = [(0, half), (half, n_outputs)]
+    one = best_seconds(lambda: epoch(0, n_outputs), repeats)
+    with ThreadPoolExecutor(2) as pool:
+        two = best_seconds(
+            lambda: list(pool.map(lambda bounds: epoch(*bounds), halves)), repeats
+        )
+    return {1: one, 2: two}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--quick", action="store_true", help="smaller data")
+    args = parser.parse_args()
+    print_machine(sorted(os.sched_getaffinity(0)))
+    X20, y20, _, _ = news20(max_features=20_000 if args.quick else None)
+    rare = CLASSIFICATION_PANEL["rare_20k" if args.quick else "rare_160k"]()
+    binary = CLASSIFICATION_PANEL["news_comp_rec"]()
+    results = {}
+    results["floor, rows"] = floor_seconds(rare[0], args.repeats)
+    results["floor, outputs (20 NG epoch)"] = output_floor_seconds(
+        X20, y20, args.repeats
+    )
+    results["20 NG, 20 classes, fit"] = paired(
+        lambda n: AdaGradClassifier(
+            eta=0.3, l1=0.0, max_iter=5, tol=None, random_state=0, n_jobs=n
+        ),
+        lambda model: model.fit(X20, y20),
+        args.repeats,
+    )
+    for name, (X, y, _, _) in (("rare", rare), ("20 NG binary", binary)):
+        for cls in (AdaGradClassifier, FTRLClassifier):
+            results[f"first pass, {cls.__name__}, {name}"] = paired(
+                lambda n, c=cls: c(max_iter=1, tol=None, random_state=0, n_jobs=n),
+                lambda model, X=X, y=y: model.fit(X, y),
+                args.repeats,
+            )
+    X_test = rare[2]
+    scorer = FTRLClassifier(l1=0.0).fit(rare[0], rare[1])
+    results["decision_function, rare"] = {
+        n: best_seconds(
+            lambda n=n: scorer.set_params(n_jobs=n).decision_function(X_test),
+            args.repeats,
+        )
+        for n in (1, 2)
+    }
+    print("\n== Seconds, one thread and two (best of the runs)")
+    for name, seconds in results.items():
+        print(f"  {name:<44} {seconds[1]:8.3f}  {seconds[2]:8.3f}")
+    rows = []
+    for name, seconds in results.items():
+        target = ">= 1.7" if "pass" in name or "fit" in name else "info"
+        rows.append((f"{name}, 1 / 2 threads", _speedup(seconds), target))
+    print_targets("Summary (speed-up of two threads)", rows)
+
+
+def _speedup(seconds):
+    return seconds[1] / seconds[2]
+
+
+if __name__ == "__main__":
+    main()
