@@ -41,6 +41,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numba
 import numpy as np
 from _data import CLASSIFICATION_PANEL, news20
+from _floors import best_time
 from _report import print_targets
 from bench_speed import minimal_adagrad_epoch_ovr
 
@@ -48,16 +49,6 @@ from bench_speed import minimal_adagrad_epoch_ovr
 minimal_epoch_ovr = numba.njit(nogil=True)(minimal_adagrad_epoch_ovr.py_func)
 
 from sk_adaprox import AdaGradClassifier, FTRLClassifier
-
-
-def best_seconds(run, repeats):
-    """The fastest of ``repeats`` calls of ``run``."""
-    best = np.inf
-    for _ in range(repeats):
-        started = time.perf_counter()
-        run()
-        best = min(best, time.perf_counter() - started)
-    return best
 
 
 def paired(make, fit, repeats):
@@ -100,9 +91,9 @@ def floor_seconds(X, repeats, rounds=20):
             _dot_rows(X.data, X.indices, indptr, weights, out[start:stop])
 
     part(0, 10)  # compile
-    one = best_seconds(lambda: [part(*bounds) for bounds in parts], repeats)
+    one = best_time(lambda: [part(*bounds) for bounds in parts], repeats)
     with ThreadPoolExecutor(2) as pool:
-        two = best_seconds(
+        two = best_time(
             lambda: list(pool.map(lambda bounds: part(*bounds), parts)), repeats
         )
     return {1: one, 2: two}
@@ -126,9 +117,9 @@ def output_floor_seconds(X, y, repeats):
     epoch(0, 2)  # compile
     half = n_outputs // 2
     halves = [(0, half), (half, n_outputs)]
-    one = best_seconds(lambda: epoch(0, n_outputs), repeats)
+    one = best_time(lambda: epoch(0, n_outputs), repeats)
     with ThreadPoolExecutor(2) as pool:
-        two = best_seconds(
+        two = best_time(
             lambda: list(pool.map(lambda bounds: epoch(*bounds), halves)), repeats
         )
     return {1: one, 2: two}
@@ -165,7 +156,7 @@ def main():
     X_test = rare[2]
     scorer = FTRLClassifier(l1=0.0).fit(rare[0], rare[1])
     results["decision_function, rare"] = {
-        n: best_seconds(
+        n: best_time(
             lambda n=n: scorer.set_params(n_jobs=n).decision_function(X_test),
             args.repeats,
         )

@@ -16,19 +16,21 @@ non-zero than the floor; their ratios are information.
     python benchmarks/bench_scoring.py --cpu 1 [--quick]
 """
 
+# ruff: noqa: E402
+
 from _machine import limit_threads, pin, print_machine
 
 limit_threads()
 
-import argparse  # noqa: E402
-import time  # noqa: E402
+import argparse
 
-import numba  # noqa: E402
-import numpy as np  # noqa: E402
-from _report import print_targets  # noqa: E402
-from bench_streaming import power_law_rows  # noqa: E402
+import numba
+import numpy as np
+from _floors import best_time
+from _report import print_targets
+from bench_streaming import power_law_rows
 
-from sk_adaprox import (  # noqa: E402
+from sk_adaprox import (
     AdaGradClassifier,
     CoinBettingClassifier,
     FTRLClassifier,
@@ -68,16 +70,6 @@ def minimal_coef_scores(data, indices, indptr, coef, out):
         out[i] = total
 
 
-def best_seconds(run, repeats):
-    """The fastest of ``repeats`` calls of ``run``."""
-    best = np.inf
-    for _ in range(repeats):
-        started = time.perf_counter()
-        run()
-        best = min(best, time.perf_counter() - started)
-    return best
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer rows")
@@ -93,9 +85,7 @@ def main():
     for name, make in PATHS.items():
         model = make().fit(X[train], y[train])
         model.decision_function(X[:10])  # compiled before timing
-        seconds[name] = best_seconds(
-            lambda m=model: m.decision_function(X), args.repeats
-        )
+        seconds[name] = best_time(lambda m=model: m.decision_function(X), args.repeats)
     stored = PATHS["stored (FTRL)"]().fit(X[train], y[train])
     state = stored._state  # the model's own array, read where it is
     coef = np.ascontiguousarray(stored.coef_[0])
@@ -106,7 +96,7 @@ def main():
         ("minimal loop, coef_", minimal_coef_scores, coef),
     ):
         loop(X.data, X.indices, X.indptr, weights, out)
-        floors[name] = best_seconds(
+        floors[name] = best_time(
             lambda f=loop, w=weights: f(X.data, X.indices, X.indptr, w, out),
             args.repeats,
         )
