@@ -278,7 +278,12 @@ class PassLoop:
         if threads == 1:
             return self._run_pass(X, targets, row_weights, order, row_scores)
         training = self._training
+        # Writable before the threads write their blocks back (a model loaded
+        # with mmap_mode="r" has read-only arrays, replaced here by copies).
         training.writable("array")
+        for name in self._per_output_extras:
+            if name in training.extras:
+                training.writable(name)
         split = {
             "feature_slots": self._feature_slots(),
             "per_output": self._per_output_extras,

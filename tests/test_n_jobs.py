@@ -9,6 +9,7 @@ of outputs, so they (and the candidates' losses) may differ in their last bits.
 
 import threading
 
+import joblib
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -126,6 +127,21 @@ def test_a_stream_in_threads_predicts_and_learns_as_one_thread(name, block_threa
             )
     assert len(block_threads) >= 2
     np.testing.assert_array_equal(np.vstack(predictions[1]), np.vstack(predictions[0]))
+    assert models[1]._training == models[0]._training
+
+
+@pytest.mark.parametrize("name", ["ons_full", "adagrad_md_l1l2"])
+def test_a_memory_mapped_model_trains_its_blocks_as_one_thread(
+    name, tmp_path, block_threads
+):
+    X, y = _multiclass()
+    fitted = MULTICLASS[name].__class__(**MULTICLASS[name].get_params())
+    joblib.dump(fitted.fit(X[:300], y[:300]), tmp_path / "model.joblib")
+    models = [joblib.load(tmp_path / "model.joblib", mmap_mode="r") for _ in "ab"]
+    models[1].set_params(n_jobs=2)
+    for model in models:
+        model.partial_fit(X[300:], y[300:])
+    assert len(block_threads) >= 2
     assert models[1]._training == models[0]._training
 
 
