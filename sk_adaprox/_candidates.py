@@ -355,26 +355,37 @@ class CandidateSearch:
             range(first, min(first + block_size, count))
             for first in range(0, count, block_size)
         ]
-        tasks = [
-            functools.partial(
-                self._side_by_side_block,
-                X,
-                targets,
-                row_weights,
-                order,
-                [parameters[index] for index in block],
-                n_features,
-                n_slots,
-            )
-            for block in blocks
-        ]
         totals = np.full(count, np.inf)
         results, best, best_state = [], None, None
-        # In the order of the candidates, as one block would choose: the first
-        # of the lowest totals.
-        for block, (outcome, block_best, state) in zip(
-            blocks, run_in_threads(tasks, threads), strict=True
-        ):
+        # One block per thread at a time, each wave reduced to the best state
+        # so far before the next starts; in the order of the candidates, as one
+        # block would choose: the first of the lowest totals.
+        for first in range(0, len(blocks), threads):
+            wave = blocks[first : first + threads]
+            tasks = [
+                functools.partial(
+                    self._side_by_side_block,
+                    X,
+                    targets,
+                    row_weights,
+                    order,
+                    [parameters[index] for index in block],
+                    n_features,
+                    n_slots,
+                )
+                for block in wave
+            ]
+            outcomes = run_in_threads(tasks, threads)
+            best, best_state = self._best_of_wave(
+                wave, outcomes, totals, results, best, best_state
+            )
+        return totals, results, best, best_state
+
+    @staticmethod
+    def _best_of_wave(wave, outcomes, totals, results, best, best_state):
+        """Record a wave's outcomes into ``totals`` and ``results``; return the
+        best candidate so far and its state."""
+        for block, (outcome, block_best, state) in zip(wave, outcomes, strict=True):
             results.extend(outcome)
             for column, index in enumerate(block):
                 loss_sum, _, status = outcome[column]
@@ -384,7 +395,7 @@ class CandidateSearch:
                 index = block[block_best]
                 if best is None or totals[index] < totals[best]:
                     best, best_state = index, state
-        return totals, results, best, best_state
+        return best, best_state
 
     def _side_by_side_block(
         self, X, targets, row_weights, order, parameters, n_features, n_slots

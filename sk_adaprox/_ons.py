@@ -218,8 +218,10 @@ class _ONS(LazyProximal):
 
     def _outputs_split_supported(self):
         # The sketch's passes limit BLAS to one thread, a limit of the whole
-        # process: concurrent passes would lift each other's.
-        return self._matrix() != "sketch"
+        # process: concurrent passes would lift each other's. A projection onto
+        # the ball (radius) settles and catches up every output's lazy l1 steps
+        # and averages at once: the outputs are not independent there.
+        return self._matrix() != "sketch" and self.radius is None
 
     def _lazy_strengths(self):
         parameters = self._training.parameters

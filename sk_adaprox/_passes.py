@@ -15,6 +15,7 @@ from sklearn.utils import check_random_state
 
 from ._kernels.common import STATUS_NONFINITE_SCORE, STATUS_OK, weighted_loss_sum
 from ._losses import LOSS_CODES, baseline_loss
+from ._state import is_on_small_pages
 from ._threads import n_threads, output_blocks, run_in_threads
 from .exceptions import PoorFitWarning
 
@@ -271,9 +272,18 @@ class PassLoop:
         blocks (its last bits may differ). Where a block diverges, the pass runs
         again in one thread from the state before it, to stop at the row and
         with the state one thread gives."""
-        n_outputs = self._state.shape[2]
+        state = self._state
+        n_outputs = state.shape[2]
         threads = 1
-        if n_outputs > 1 and self._outputs_split_supported():
+        # Copying the blocks costs O(n_features * outputs): only for a batch
+        # with at least as many non-zeros as features. A stream's candidates
+        # kept on small pages (._state.on_small_pages) stay as they are.
+        if (
+            n_outputs > 1
+            and X.data.shape[0] >= state.shape[0]
+            and not is_on_small_pages(state)
+            and self._outputs_split_supported()
+        ):
             threads = n_threads(self.n_jobs, n_outputs)
         if threads == 1:
             return self._run_pass(X, targets, row_weights, order, row_scores)

@@ -145,6 +145,25 @@ def test_a_memory_mapped_model_trains_its_blocks_as_one_thread(
     assert models[1]._training == models[0]._training
 
 
+def test_outputs_that_a_pass_couples_or_a_small_batch_stay_in_one_thread(
+    block_threads,
+):
+    X, y = _multiclass()
+    # ONS's projection onto the ball settles every output's lazy l1 steps.
+    coupled = ONSClassifier(
+        matrix="diag", l1=1e-3, radius=0.3, max_iter=3, tol=None, random_state=0
+    )
+    one = coupled.set_params(n_jobs=1).fit(X, y)._training.copy()
+    assert coupled.set_params(n_jobs=2).fit(X, y)._training == one
+    assert not block_threads
+    # A batch with fewer non-zeros than features: copying the blocks would cost
+    # more than the batch (and a stream's call is O(its non-zeros)).
+    wide = sp.hstack([X, sp.csr_matrix((X.shape[0], 5_000))]).tocsr()
+    stream = FTRLClassifier(alpha=0.3, l1=0.0, n_jobs=2)
+    stream.partial_fit(wide[:20], y[:20], classes=np.arange(5))
+    assert not block_threads
+
+
 def test_a_diverging_block_stops_where_one_thread_stops():
     X, y = _multiclass()
     X = X.tolil()
@@ -202,6 +221,18 @@ def test_the_candidates_run_in_groups_on_threads_as_in_one(group_threads):
         assert two.chosen_params_ == one.chosen_params_
         np.testing.assert_array_equal(two.candidate_losses_, one.candidate_losses_)
         assert two._training == one._training
+
+
+def test_candidates_beyond_the_memory_cap_run_in_waves_as_in_one(group_threads):
+    X, y = make_rare_features(2_000, 1_000, random_state=2)
+    models = [FTRLClassifier(max_iter=1, tol=None, random_state=0) for _ in "ab"]
+    for model, n_jobs in zip(models, (1, 2), strict=True):
+        # One candidate's state fits the cap: 16 blocks of one, in waves of two.
+        model._side_by_side_bytes = (X.shape[1] + 1) * 3 * 8
+        model.set_params(n_jobs=n_jobs).fit(X, y)
+    assert len(group_threads) >= 2
+    assert models[1].chosen_params_ == models[0].chosen_params_
+    assert models[1]._training == models[0]._training
 
 
 @pytest.mark.parametrize("n_classes", [3, 6])
