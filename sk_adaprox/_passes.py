@@ -272,19 +272,7 @@ class PassLoop:
         blocks (its last bits may differ). Where a block diverges, the pass runs
         again in one thread from the state before it, to stop at the row and
         with the state one thread gives."""
-        state = self._state
-        n_outputs = state.shape[2]
-        threads = 1
-        # Copying the blocks costs O(n_features * outputs): only for a batch
-        # with at least as many non-zeros as features. A stream's candidates
-        # kept on small pages (._state.on_small_pages) stay as they are.
-        if (
-            n_outputs > 1
-            and X.data.shape[0] >= state.shape[0]
-            and not is_on_small_pages(state)
-            and self._outputs_split_supported()
-        ):
-            threads = n_threads(self.n_jobs, n_outputs)
+        threads = self._output_threads(X)
         if threads == 1:
             return self._run_pass(X, targets, row_weights, order, row_scores)
         training = self._training
@@ -298,7 +286,7 @@ class PassLoop:
             "feature_slots": self._feature_slots(),
             "per_output": self._per_output_extras,
         }
-        blocks = output_blocks(n_outputs, threads)
+        blocks = output_blocks(self._state.shape[2], threads)
         tasks = [
             functools.partial(
                 self._output_block_pass,
@@ -326,6 +314,23 @@ class PassLoop:
                 row_scores[:, start:stop] = scores
         loss_sum = sum(result[0] for _, result, _ in outcomes)
         return loss_sum, order.shape[0], STATUS_OK
+
+    def _output_threads(self, X):
+        """The threads to train blocks of outputs on over CSR rows X: 1 for one
+        output, for an algorithm whose outputs must train together, and where
+        copying the blocks, O(n_features * outputs), would cost more than the
+        batch (fewer non-zeros than features) or would make a stream's
+        candidates kept on small pages (._state.on_small_pages) resident."""
+        state = self._state
+        n_outputs = state.shape[2]
+        if (
+            n_outputs > 1
+            and X.data.shape[0] >= state.shape[0]
+            and not is_on_small_pages(state)
+            and self._outputs_split_supported()
+        ):
+            return n_threads(self.n_jobs, n_outputs)
+        return 1
 
     def _output_block_pass(
         self, start, stop, split, X, targets, row_weights, order, n_scores
