@@ -136,10 +136,6 @@ class OnlineLinearModel(CandidateSearch, PassLoop, Averaging, Algorithm, BaseEst
         """The training state's per-coordinate array."""
         return self._training.array
 
-    @_state.setter
-    def _state(self, array):
-        self._training.array = array
-
     def _is_initialized(self):
         return getattr(self, "_training", None) is not None
 

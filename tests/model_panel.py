@@ -27,6 +27,8 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
+# Run as a script too (python tests/model_panel.py records the panel): the test
+# helpers beside it must be importable, so these imports follow the path entry.
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from estimators import ALGORITHMS, make, state_of  # noqa: E402

@@ -5,31 +5,17 @@ import pickle
 
 import numpy as np
 import pytest
+from estimators import ALGORITHMS
 
-from sk_adaprox import (
-    AdaGradClassifier,
-    AdaGradRegressor,
-    CoinBettingClassifier,
-    CoinBettingRegressor,
-    FTRLClassifier,
-    FTRLRegressor,
-    ONSClassifier,
-    ONSRegressor,
-)
 from sk_adaprox._algorithm import REQUIRED, Algorithm
 from sk_adaprox._base import OnlineLinearModel
 from sk_adaprox._training import TrainingState
 
-ESTIMATORS = [
-    AdaGradClassifier,
-    AdaGradRegressor,
-    FTRLClassifier,
-    FTRLRegressor,
-    ONSClassifier,
-    ONSRegressor,
-    CoinBettingClassifier,
-    CoinBettingRegressor,
-]
+# Every estimator class, once: the classifier and regressor of each algorithm.
+ESTIMATORS = sorted(
+    {cls for spec in ALGORITHMS.values() for cls in (spec.classifier, spec.regressor)},
+    key=lambda cls: cls.__name__,
+)
 
 
 def _defining_class(cls, name):
