@@ -11,9 +11,18 @@ the bit (the script stops if it does not). The workloads:
 - the defaults' first pass (16 candidates, ``fit(max_iter=1)``) on the rare
   160k x 1M set and on 20 Newsgroups comp vs rec (binary): the candidates side
   by side in two groups;
-- ``decision_function`` on 200,000 rows of the rare set: rows in two blocks.
+- ``decision_function`` on 200,000 rows of the rare set: rows in two blocks;
+- a data-parallel epoch of AdaGrad mirror descent and FTRL at fixed
+  parameters on the rare set and on 20 Newsgroups comp vs rec, on two threads
+  against serial training on one, with the test ROC AUC of both models:
+  ``shards=2`` merged once per pass, ``shards=2`` merged every sixth of the
+  rows, and ``shards="hogwild"`` (two threads updating one state at once,
+  lock-free, not deterministic);
+- the cost of one merge of two shards (AdaGrad mirror descent and FTRL with
+  l1, a state of 2**22 features) against the features they touched: a merge
+  reads and writes only those.
 
-Two floors, the simplest code doing each kind of work split the same way:
+Three floors, the simplest code doing each kind of work split the same way:
 
 - rows: the simplest Numba loop (a dot product over the rows' non-zeros) over
   the rare set's rows, in two halves on two threads against one; what two
@@ -21,7 +30,11 @@ Two floors, the simplest code doing each kind of work split the same way:
 - outputs: bench_speed's minimal one-vs-rest AdaGrad epoch over 20 Newsgroups,
   20 outputs in one thread against two blocks of 10 outputs on two threads.
   Each block reads every row and touches the same features at random: the
-  threads share the memory traffic of the rows, not just the arithmetic.
+  threads share the memory traffic of the rows, not just the arithmetic;
+- data-parallel epoch: bench_speed's minimal AdaGrad epoch over the rare set's
+  rows (shuffled), in one thread against two threads, each over its half of
+  the rows on a zero state of its own, the two states then summed: the
+  simplest code doing a data-parallel epoch's work.
 
 BLAS and Numba are held to one thread each, so the threads are the only
 parallelism.
@@ -34,21 +47,36 @@ from _machine import limit_threads, print_machine
 limit_threads()
 
 import argparse
+import functools
 import os
 import time
 from concurrent.futures import ThreadPoolExecutor
 
 import numba
 import numpy as np
+import scipy.sparse as sp
 from _data import CLASSIFICATION_PANEL, news20
 from _floors import best_time
 from _report import print_targets
-from bench_speed import minimal_adagrad_epoch_ovr
+from bench_speed import minimal_adagrad_epoch, minimal_adagrad_epoch_ovr
 
-# bench_speed's loop, compiled to release the GIL as the package's kernels do.
+# bench_speed's loops, compiled to release the GIL as the package's kernels do.
 minimal_epoch_ovr = numba.njit(nogil=True)(minimal_adagrad_epoch_ovr.py_func)
+minimal_epoch = numba.njit(nogil=True)(minimal_adagrad_epoch.py_func)
+
+from sklearn.metrics import roc_auc_score
 
 from sk_adaprox import AdaGradClassifier, FTRLClassifier
+
+# Fixed parameters of the data-parallel epochs (no "auto" choice).
+EPOCH_MODELS = {
+    "AdaGrad": lambda: AdaGradClassifier(
+        update="mirror_descent", eta=0.1, l1=0.0, max_iter=1, tol=None, random_state=0
+    ),
+    "FTRL": lambda: FTRLClassifier(
+        alpha=0.1, l1=0.0, max_iter=1, tol=None, random_state=0
+    ),
+}
 
 
 def paired(make, fit, repeats):
@@ -125,6 +153,106 @@ def output_floor_seconds(X, y, repeats):
     return {1: one, 2: two}
 
 
+def sharded_epoch(make, data, repeats, **params):
+    """Seconds of one epoch, serial on one thread (1) and with ``params``
+    (``shards``, ...) on two threads (2), interleaved, best of ``repeats``;
+    and each model's test AUC."""
+    X, y, X_test, y_test = data
+    seconds = {1: np.inf, 2: np.inf}
+    auc = {}
+    for _ in range(repeats):
+        for n_jobs in (1, 2):
+            model = make()
+            if n_jobs == 2:
+                model.set_params(n_jobs=2, **params)
+            started = time.perf_counter()
+            model.fit(X, y)
+            seconds[n_jobs] = min(seconds[n_jobs], time.perf_counter() - started)
+            auc[n_jobs] = roc_auc_score(y_test, model.decision_function(X_test))
+    return seconds, auc
+
+
+def data_parallel_floor_seconds(X, y, repeats):
+    """The minimal epoch over X's rows in one thread, and in two halves on two
+    threads with states of their own, summed after (the sum merge)."""
+    order = np.random.default_rng(0).permutation(X.shape[0])
+    X = X[order]
+    signs = np.where(y[order] == 1, 1.0, -1.0)
+    half = X.shape[0] // 2
+    halves = [(X[:half], signs[:half]), (X[half:], signs[half:])]
+
+    def epoch(rows, targets):
+        weights, squares = np.zeros(X.shape[1]), np.zeros(X.shape[1])
+        minimal_epoch(
+            rows.data, rows.indices, rows.indptr, targets, weights, squares, 0.1, 0.1
+        )
+        return weights, squares
+
+    def two_threads():
+        with ThreadPoolExecutor(2) as pool:
+            (w1, g1), (w2, g2) = pool.map(lambda part: epoch(*part), halves)
+        return w1 + w2, g1 + g2
+
+    epoch(X[:10], signs[:10])  # compile
+    return {
+        1: best_time(lambda: epoch(X, signs), repeats),
+        2: best_time(two_threads, repeats),
+    }
+
+
+def merge_seconds(repeats, n_features=2**22):
+    """{(model, touched per shard): seconds of one merge of two shards}."""
+    rng = np.random.default_rng(0)
+    X = sp.csr_matrix(([1.0, 1.0], ([0, 1], [0, n_features - 1])), (2, n_features))
+    seconds = {}
+    for name, model in (
+        ("AdaGrad", AdaGradClassifier(update="mirror_descent", eta=0.1, l1=0.0)),
+        ("FTRL, l1", FTRLClassifier(alpha=0.1, l1=1.0)),
+    ):
+        training = model.fit(X, [0, 1])._training
+        feature_map = np.full(n_features, -1, dtype=np.int64)
+        for touched in (10**3, 10**4, 10**5, 10**6):
+            shards = []
+            for _ in range(2):
+                features = rng.choice(n_features, touched, replace=False)
+                shard = training.gather(features)
+                shard.array += rng.uniform(0.0, 0.1, shard.array.shape)
+                shard.t += 100
+                shards.append((features, shard))
+
+            seconds[name, touched] = best_time(
+                functools.partial(
+                    _merge_and_undo, training, shards, model._merge_shards, feature_map
+                ),
+                repeats,
+            )
+    return seconds
+
+
+def _merge_and_undo(training, shards, rule, feature_map):
+    training.undo(training.merge(shards, rule, feature_map))
+
+
+def data_parallel(rare, binary, repeats):
+    """The data-parallel rows: {name: ({1: s, 2: s}, {1: auc, 2: auc})}: two
+    shards merged once per pass, two shards merged 3 times per pass (every
+    sixth of the rows), and Hogwild."""
+    rows = {}
+    for set_name, data in (("rare", rare), ("20 NG binary", binary)):
+        sync = data[0].shape[0] // 6
+        ways = {
+            "shards=2": {"shards": 2},
+            f"shards=2, sync_rows={sync}": {"shards": 2, "sync_rows": sync},
+            "hogwild": {"shards": "hogwild"},
+        }
+        for model_name, make in EPOCH_MODELS.items():
+            for way, params in ways.items():
+                rows[f"{way}, {model_name}, {set_name}"] = sharded_epoch(
+                    make, data, repeats, **params
+                )
+    return rows
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
@@ -136,6 +264,9 @@ def main():
     binary = CLASSIFICATION_PANEL["news_comp_rec"]()
     results = {}
     results["floor, rows"] = floor_seconds(rare[0], args.repeats)
+    results["floor, data-parallel epoch (rare)"] = data_parallel_floor_seconds(
+        rare[0], rare[1], args.repeats
+    )
     results["floor, outputs (20 NG epoch)"] = output_floor_seconds(
         X20, y20, args.repeats
     )
@@ -162,13 +293,30 @@ def main():
         )
         for n in (1, 2)
     }
+    epochs = data_parallel(rare, binary, args.repeats)
+    merges = merge_seconds(args.repeats)
     print("\n== Seconds, one thread and two (best of the runs)")
     for name, seconds in results.items():
         print(f"  {name:<44} {seconds[1]:8.3f}  {seconds[2]:8.3f}")
+    print("\n== Data-parallel epochs: seconds and test AUC, serial and two threads")
+    for name, (seconds, auc) in epochs.items():
+        print(
+            f"  {name:<44} {seconds[1]:8.3f}  {seconds[2]:8.3f}   AUC "
+            f"{auc[1]:.4f} -> {auc[2]:.4f} ({auc[2] - auc[1]:+.4f})"
+        )
+    print("\n== One merge of two shards (and its undo), by features each touched")
+    for (name, touched), seconds in merges.items():
+        per = seconds / (2 * touched) * 1e9
+        print(
+            f"  {name:<10} {touched:>9,} features  {seconds:8.4f} s  {per:6.1f} ns each"
+        )
     rows = []
     for name, seconds in results.items():
         target = ">= 1.7" if "pass" in name or "fit" in name else "info"
         rows.append((f"{name}, 1 / 2 threads", _speedup(seconds), target))
+    for name, (seconds, auc) in epochs.items():
+        rows.append((f"{name}, serial / 2 threads", _speedup(seconds), ">= 1.8"))
+        rows.append((f"{name}, test AUC - serial's", auc[2] - auc[1], ">= -0.002"))
     print_targets("Summary (speed-up of two threads)", rows)
 
 

@@ -22,6 +22,7 @@ from ._docstrings import (
 )
 from ._kernels import adagrad as _kernels
 from ._kernels import lazy as _lazy
+from ._kernels.common import WEIGHT
 from ._losses import LOSS_CODES
 from ._proximal import LazyProximal
 from ._regression import OnlineRegressorMixin
@@ -226,6 +227,36 @@ class _AdaGrad(LazyProximal):
             return _kernels.da_pass(*rows, state, row_scores, *hyper, *averaging)
         return _kernels.md_pass(*rows, state, row_scores, *hyper, *averaging)
 
+    def _merge_shards(self, merge):
+        # The rule of ._merging on the weights (each shard's at its own round)
+        # and G.
+        parameters = merge.parameters
+        steps = parameters.steps()
+        if parameters.update == "dual_averaging":
+            merged = merge.mapped(
+                lambda state, t: _kernels.da_weights_all(state, t, *steps)
+            ).combined()
+            # The u that gives those weights at the merged round; where every
+            # shard's weight is zero, u and G are the sums of the gradients and
+            # their squares, as serially.
+            zero = merged[:, WEIGHT] == 0.0
+            _kernels.da_sum_grad_from_weights(merged, merge.t, *steps)
+            for slot in (_kernels.SUM_SQ_GRAD, _kernels.SUM_GRAD):
+                merged[:, slot][zero] = merge.summed(slot)[zero]
+            _kernels.da_weights_all(merged, merge.t, *steps)
+            return merged
+        if parameters.l1 == 0.0 and parameters.l2 == 0.0:
+            return merge.combined()
+        # The weights caught up to each shard's round (its l1/l2 steps), current
+        # at the merged round, with the idle decay of the merged step sizes.
+        merged = merge.mapped(
+            lambda state, t: _lazy.md_catch_up_all(
+                state, t, parameters.l1, parameters.l2
+            )
+        ).combined()
+        _kernels.md_start_lazy(merged, merge.t, *steps)
+        return merged
+
     # Averaging: dual averaging's idle weight follows t; mirror descent's is
     # LazyProximal's (it decays with l1 or l2, else stays put).
 
@@ -382,6 +413,8 @@ class AdaGradClassifier(
         class_weight: dict | str | None = None,
         verbose: int = 0,
         n_jobs: int | None = None,
+        shards: int | None = None,
+        sync_rows: int | None = None,
     ) -> None:
         self.loss = loss
         self.update = update
@@ -402,6 +435,8 @@ class AdaGradClassifier(
         self.class_weight = class_weight
         self.verbose = verbose
         self.n_jobs = n_jobs
+        self.shards = shards
+        self.sync_rows = sync_rows
 
 
 class AdaGradRegressor(
@@ -484,6 +519,8 @@ default="squared_error"
         average: bool | int = False,
         verbose: int = 0,
         n_jobs: int | None = None,
+        shards: int | None = None,
+        sync_rows: int | None = None,
     ) -> None:
         self.loss = loss
         self.epsilon = epsilon
@@ -505,3 +542,5 @@ default="squared_error"
         self.average = average
         self.verbose = verbose
         self.n_jobs = n_jobs
+        self.shards = shards
+        self.sync_rows = sync_rows

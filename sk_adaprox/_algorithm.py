@@ -69,7 +69,10 @@ class Algorithm:
     - one-vs-rest outputs trained in blocks on threads (``n_jobs``):
       ``_outputs_split_supported()``, ``_feature_slots()`` (the slots whose
       output 0 holds a value of the feature) and ``_per_output_extras`` (see
-      :meth:`._training.TrainingState.outputs`).
+      :meth:`._training.TrainingState.outputs`);
+    - data-parallel training (``shards``): ``_merge_shards(merge)``, the merge
+      rule, which returns the merged state over a :class:`._merging.ShardMerge`,
+      or ``_not_data_parallel``, a sentence saying why the algorithm has none.
     """
 
     _smaller_steps = "smaller"
@@ -171,3 +174,10 @@ class Algorithm:
     def _outputs_split_supported(self):
         """Whether blocks of outputs may train in threads of their own."""
         return True
+
+    # Data-parallel training (shards); ._shards.ShardedPasses holds
+    # _not_data_parallel's default.
+
+    def _merge_shards(self, merge):
+        """The merged state over ``merge`` (a :class:`._merging.ShardMerge`)."""
+        raise NotImplementedError

@@ -25,7 +25,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn import get_config
 from sklearn.base import BaseEstimator
-from sklearn.utils._param_validation import Interval
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import (
     _check_sample_weight,
@@ -39,13 +39,16 @@ from ._candidates import CandidateSearch
 from ._kernels.common import WEIGHT
 from ._kernels.sparse import linear_scores
 from ._passes import PassLoop
+from ._shards import ShardedPasses
 from ._state import StateSlot, _is_sparsified, new_state
 from ._threads import NONZEROS_PER_THREAD, csr_row_blocks, n_threads, run_in_threads
 from ._training import TrainingState
 from ._validation import as_kernel_csr, checked_X, dense_to_csr
 
 
-class OnlineLinearModel(CandidateSearch, PassLoop, Averaging, Algorithm, BaseEstimator):
+class OnlineLinearModel(
+    CandidateSearch, PassLoop, ShardedPasses, Averaging, Algorithm, BaseEstimator
+):
     """Base class of the online linear models.
 
     The model trains one :class:`~._training.TrainingState` (``_training``): its
@@ -76,6 +79,12 @@ class OnlineLinearModel(CandidateSearch, PassLoop, Averaging, Algorithm, BaseEst
             Interval(Integral, None, -1, closed="right"),
             Interval(Integral, 1, None, closed="left"),
         ],
+        "shards": [
+            None,
+            Interval(Integral, 1, None, closed="left"),
+            StrOptions({"hogwild"}),
+        ],
+        "sync_rows": [None, Interval(Integral, 1, None, closed="left")],
     }
 
     # A stream's choice among "auto" candidates (._candidates.StreamChoice).
@@ -235,6 +244,7 @@ class OnlineLinearModel(CandidateSearch, PassLoop, Averaging, Algorithm, BaseEst
             if not get_config()["skip_parameter_validation"]:
                 self._validate_params()
             self._check_parameters()
+            self._check_shards()
         return current
 
     def _sync_parameters(self):

@@ -46,6 +46,12 @@ class _CoinBetting:
     are the training state's ``extras["row_norms"]``) are computed when read.
     """
 
+    _not_data_parallel = (
+        "a coin-betting weight is a bet of the wealth won so far, which grows "
+        "multiplicatively with every round's outcome, and no rule merges the "
+        "wealth of shards that bet apart into a model that saw all their rows."
+    )
+
     _parameter_constraints: dict = {
         "update": [StrOptions({"normalized", "cocob"})],
         "alpha": [Interval(Real, 0, None, closed="neither")],
@@ -370,6 +376,8 @@ class CoinBettingClassifier(
         class_weight: dict | str | None = None,
         verbose: int = 0,
         n_jobs: int | None = None,
+        shards: int | None = None,
+        sync_rows: int | None = None,
     ) -> None:
         self.loss = loss
         self.update = update
@@ -388,6 +396,8 @@ class CoinBettingClassifier(
         self.class_weight = class_weight
         self.verbose = verbose
         self.n_jobs = n_jobs
+        self.shards = shards
+        self.sync_rows = sync_rows
 
 
 _REGRESSOR_UPDATE_NOTE = """
@@ -491,6 +501,8 @@ default="squared_error"
         average: bool | int = False,
         verbose: int = 0,
         n_jobs: int | None = None,
+        shards: int | None = None,
+        sync_rows: int | None = None,
     ) -> None:
         self.loss = loss
         self.epsilon = epsilon
@@ -510,3 +522,5 @@ default="squared_error"
         self.average = average
         self.verbose = verbose
         self.n_jobs = n_jobs
+        self.shards = shards
+        self.sync_rows = sync_rows

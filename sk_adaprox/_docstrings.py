@@ -57,7 +57,26 @@ def training_parameters(tol="1e-3", tol_note=""):
         says otherwise), -1 every core. They train the outputs of a one-vs-rest
         model in blocks, run the ``"auto"`` candidates of the first pass in
         groups, and score the rows of a large ``predict`` in blocks; the model
-        and its predictions are the same to the bit for every ``n_jobs``."""
+        and its predictions are the same to the bit for every ``n_jobs``.
+    shards : int, "hogwild" or None, default=None
+        Data-parallel training (AdaGrad and FTRL; the other estimators refuse
+        it; docs/training.md, "One model's rows in shards"). An int: each
+        pass's rows, in their order, are split into ``shards`` consecutive
+        parts that train apart, on up to ``n_jobs`` threads, each on a copy of
+        the state, and are merged by the algorithm's rule. The model saw every
+        row with slightly stale weights: it depends on ``shards`` and
+        ``sync_rows``, not on ``n_jobs``, and is not the serial one (except
+        with ``shards=1``, which is, to the bit). ``"hogwild"``: the rows are
+        split among the ``n_jobs`` threads, which update one shared state at
+        once without locks; no merge, close to serial training where rows
+        share few features, but not deterministic (with one thread it is
+        serial training). The ``"auto"`` choice's passes run serially;
+        ``average`` cannot be combined with either. None trains serially.
+    sync_rows : int or None, default=None
+        With an int ``shards``, the rows each shard trains between two merges;
+        None merges once per pass (or ``partial_fit`` call). More frequent
+        merges keep the model closer to serial training, and each costs
+        O(shards x features the interval touched)."""
 
 
 TRAINING_PARAMETERS = training_parameters()

@@ -21,6 +21,7 @@ from ._docstrings import (
     TRAINING_PARAMETERS,
 )
 from ._kernels import ftrl as _kernels
+from ._kernels.common import WEIGHT
 from ._losses import LOSS_CODES
 from ._regression import OnlineRegressorMixin
 from ._state import StateSlot, raise_if_unrepresentable
@@ -131,6 +132,25 @@ class _FTRL:
             bool(self.fit_intercept),
             *results,
         )
+
+    def _merge_shards(self, merge):
+        # The rule of ._merging on z and n, the weights theirs; where every
+        # shard's weight is zero, z and n are sums of the gradients alone and
+        # add up as serially.
+        parameters = merge.parameters
+        merged = merge.combined()
+        if merge.step() != 1.0:  # else the statistics are already summed
+            zero = merged[:, WEIGHT] == 0.0
+            for slot in (_kernels.N, _kernels.Z):
+                merged[:, slot][zero] = merge.summed(slot)[zero]
+        _kernels.weights_all(
+            merged,
+            1.0 / parameters.alpha,
+            parameters.beta,
+            parameters.l1,
+            parameters.l2,
+        )
+        return merged
 
     def _run_pass(self, X, targets, row_weights, order, row_scores):
         training = self._training
@@ -302,6 +322,8 @@ class FTRLClassifier(
         class_weight: dict | str | None = None,
         verbose: int = 0,
         n_jobs: int | None = None,
+        shards: int | None = None,
+        sync_rows: int | None = None,
     ) -> None:
         self.loss = loss
         self.alpha = alpha
@@ -321,6 +343,8 @@ class FTRLClassifier(
         self.class_weight = class_weight
         self.verbose = verbose
         self.n_jobs = n_jobs
+        self.shards = shards
+        self.sync_rows = sync_rows
 
 
 class FTRLRegressor(OnlineRegressorMixin, RegressorMixin, _FTRL, OnlineLinearModel):
@@ -404,6 +428,8 @@ default="squared_error"
         average: bool | int = False,
         verbose: int = 0,
         n_jobs: int | None = None,
+        shards: int | None = None,
+        sync_rows: int | None = None,
     ) -> None:
         self.loss = loss
         self.epsilon = epsilon
@@ -424,3 +450,5 @@ default="squared_error"
         self.average = average
         self.verbose = verbose
         self.n_jobs = n_jobs
+        self.shards = shards
+        self.sync_rows = sync_rows

@@ -86,6 +86,13 @@ class _ONS(LazyProximal):
     behind ``t_`` until read.
     """
 
+    _not_data_parallel = (
+        "the Online Newton Step's steps are the inverse of a matrix of every "
+        "past gradient (full, sketched or its diagonal) with a projection in "
+        "that matrix's norm, and no rule merges shards' matrices and weights "
+        "into a model that saw all their rows."
+    )
+
     _parameter_constraints: dict = {
         "matrix": [StrOptions({"auto", "full", "diag", "sketch"})],
         # The kernels multiply by 1 / gamma, which must not overflow.
@@ -629,6 +636,8 @@ class ONSClassifier(
         class_weight: dict | str | None = None,
         verbose: int = 0,
         n_jobs: int | None = None,
+        shards: int | None = None,
+        sync_rows: int | None = None,
     ) -> None:
         self.loss = loss
         self.matrix = matrix
@@ -651,6 +660,8 @@ class ONSClassifier(
         self.class_weight = class_weight
         self.verbose = verbose
         self.n_jobs = n_jobs
+        self.shards = shards
+        self.sync_rows = sync_rows
 
 
 class ONSRegressor(OnlineRegressorMixin, RegressorMixin, _ONS, OnlineLinearModel):
@@ -735,6 +746,8 @@ default="squared_error"
         average: bool | int = False,
         verbose: int = 0,
         n_jobs: int | None = None,
+        shards: int | None = None,
+        sync_rows: int | None = None,
     ) -> None:
         self.loss = loss
         self.epsilon = epsilon
@@ -758,3 +771,5 @@ default="squared_error"
         self.average = average
         self.verbose = verbose
         self.n_jobs = n_jobs
+        self.shards = shards
+        self.sync_rows = sync_rows

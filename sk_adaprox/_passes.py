@@ -245,11 +245,17 @@ class PassLoop:
         raise on divergence. Returns the pass's summed loss."""
         self._pass_starting(streaming)
         self._sync_parameters()
+        failed_row = None
         if self._choosing():
             final = not streaming or self.t_ + order.shape[0] >= self._auto_stream_rows
             loss_sum, rows_done, status = self._run_candidates(
                 X, targets, row_weights, order, row_scores, final
             )
+        elif self._runs_in_shards():
+            loss_sum, status, failed_row = self._run_pass_by_shards(
+                X, targets, row_weights, order, row_scores
+            )
+            rows_done = 0  # the merges have counted the rows
         else:
             loss_sum, rows_done, status = self._run_pass_by_outputs(
                 X, targets, row_weights, order, row_scores
@@ -258,7 +264,10 @@ class PassLoop:
         training.t += int(rows_done)
         self.n_iter_ = n_pass
         if status != STATUS_OK:
-            raise self._divergence_error(status, int(order[rows_done]), n_pass)
+            sharded = failed_row is not None
+            if not sharded:
+                failed_row = int(order[rows_done])
+            raise self._divergence_error(status, failed_row, n_pass, sharded)
         if not streaming:
             training.data_passes += 1
         return loss_sum
@@ -423,13 +432,14 @@ class PassLoop:
             stacklevel=4,
         )
 
-    def _divergence_error(self, status, row, n_pass):
+    def _divergence_error(self, status, row, n_pass, sharded=False):
         what = "score" if status == STATUS_NONFINITE_SCORE else "update"
         step = self._step_size_name
+        kept = "this pass (its shards' merges undone)" if sharded else "that row"
         return ValueError(
             f"Training diverged at row {row} of the data passed in (pass {n_pass}): "
             f"its {what} is not finite. The model keeps the finite state it had "
-            f"before that row. Use a {self._smaller_steps} {step} (now "
+            f"before {kept}. Use a {self._smaller_steps} {step} (now "
             f"{getattr(self, step)!r}) or "
             "scale the features (StandardScaler, or MaxAbsScaler for sparse data)."
         )

@@ -8,8 +8,22 @@ attribute of the estimator besides it holds training state.
 """
 
 from dataclasses import dataclass, field, fields, replace
+from typing import NamedTuple
 
 import numpy as np
+
+from ._kernels.shards import feature_union
+from ._merging import ShardMerge
+
+
+class MergeUndo(NamedTuple):
+    """What :meth:`TrainingState.merge` replaced: the array's ``rows`` (None:
+    the whole array), their values before (``array``) and the round ``t``
+    before."""
+
+    rows: np.ndarray
+    array: np.ndarray
+    t: int
 
 
 @dataclass(eq=False)
@@ -111,6 +125,101 @@ class TrainingState:
                 self.writable(name)[start:stop] = value
             elif start == 0:
                 self.extras[name] = value
+
+    def gather(self, features):
+        """A copy of this state at the features ``features`` (column numbers,
+        each once) and the intercept, for a shard to train on its rows with
+        their indices numbered as ``features`` (row q of the copy's array is
+        feature ``features[q]``'s, the intercept is last). O(the features).
+        ``features=None``: a copy of the whole state, for a shard whose rows
+        touch about every feature (it trains on them as they are)."""
+        if features is None:
+            return self.copy()
+        rows = np.append(features, self.array.shape[0] - 1)
+        return replace(
+            self,
+            array=np.take(self.array, rows, axis=0),
+            extras=_copied(self.extras),
+            chosen=_copied(self.chosen),
+        )
+
+    def merge(self, shards, rule, feature_map=None):
+        """Merge into this state the ``shards``, a list of ``(features, state)``:
+        states made by :meth:`gather` from this one and trained since (their
+        ``t`` counts their rows). ``rule(merge)`` is the algorithm's merge rule
+        (:mod:`._merging`): it gets a :class:`~._merging.ShardMerge` over the
+        features any shard touched and returns their merged state; the other
+        features keep theirs, and ``t`` advances by every shard's rows. One
+        shard's state is taken as it is.
+
+        ``feature_map`` is an int array of ``n_features`` entries, all -1 (they
+        are again on return); without it, one is made. O(shards x touched
+        features), besides the map. Returns the :class:`MergeUndo` that
+        :meth:`undo` takes to put the state back as it was (None if no shard
+        trained)."""
+        trained = [(features, state) for features, state in shards if state.t > self.t]
+        if not trained:
+            return None
+        if all(features is None for features, _ in trained):
+            return self._merge_whole(trained, rule)
+        n_features = self.array.shape[0] - 1
+        if len(trained) == 1:
+            features, state = trained[0]
+            rows = np.append(features, n_features)
+            undo = MergeUndo(rows, np.take(self.array, rows, axis=0), self.t)
+            self.writable("array")[rows] = state.array
+            self.t = state.t
+            return undo
+        if feature_map is None:
+            feature_map = np.full(n_features, -1, dtype=np.int64)
+        every = np.concatenate([features for features, _ in trained])
+        union = np.empty(every.shape[0], dtype=np.int64)
+        places = np.empty(every.shape[0], dtype=np.int64)
+        n_union = feature_union(every, feature_map, union, places)
+        rows = np.append(union[:n_union], n_features)
+        parts, start = [], 0
+        for features, state in trained:
+            stop = start + features.shape[0]
+            parts.append((np.append(places[start:stop], n_union), state.array))
+            start = stop
+        merge = ShardMerge(
+            base=np.take(self.array, rows, axis=0),
+            shards=parts,
+            rounds=np.array([state.t - self.t for _, state in trained]),
+            t0=self.t,
+            parameters=self.parameters,
+        )
+        self.writable("array")[rows] = rule(merge)
+        self.t = merge.t
+        return MergeUndo(rows, merge.base, merge.t0)
+
+    def _merge_whole(self, trained, rule):
+        """:meth:`merge` of shards that copied the whole state (``features``
+        None): the rule over every feature, whose result replaces the array
+        (the undo keeps the array it replaced, not a copy)."""
+        undo = MergeUndo(None, self.array, self.t)
+        if len(trained) == 1:
+            state = trained[0][1]
+            self.array, self.t = state.array, state.t
+            return undo
+        merge = ShardMerge(
+            base=self.array,
+            shards=[(slice(None), state.array) for _, state in trained],
+            rounds=np.array([state.t - self.t for _, state in trained]),
+            t0=self.t,
+            parameters=self.parameters,
+        )
+        self.array, self.t = rule(merge), merge.t
+        return undo
+
+    def undo(self, undo):
+        """Put back the rows (or the whole array) and round a :meth:`merge`
+        replaced (merges undone from the last)."""
+        if undo.rows is None:
+            self.array = undo.array
+        else:
+            self.writable("array")[undo.rows] = undo.array
+        self.t = undo.t
 
     def writable(self, name):
         """The array ``array`` (``name="array"``) or ``extras[name]``, replaced by a
