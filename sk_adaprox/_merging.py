@@ -89,18 +89,19 @@ class ShardMerge:
         adds nothing there): the sum of two shards' increments, twice the mean
         of more."""
         base = self.base
-        count = len(self.shards)
         step = self.step()
         if all(isinstance(positions, slice) for positions, _ in self.shards):
-            # Whole arrays: step * (sum of the shards) - (step * k - 1) * base,
-            # the same sum in fewer passes over memory (equal up to rounding).
-            merged = self.shards[0][1] + self.shards[1][1]
-            for _, array in self.shards[2:]:
-                merged += array
+            # Whole arrays, without index arrays; a row no shard changed gets
+            # an increment of exactly 0 and keeps its value.
+            change = self.shards[0][1] - base
+            increment = np.empty_like(base)
+            for _, array in self.shards[1:]:
+                np.subtract(array, base, out=increment)
+                change += increment
             if step != 1.0:
-                merged *= step
-            merged -= (step * count - 1.0) * base
-            return merged
+                change *= step
+            change += base
+            return change
         change = self.total(lambda positions, array: array - rows_at(base, positions))
         return base + change * step
 

@@ -1,6 +1,6 @@
 """Data-parallel passes (``shards``): a pass's rows split into shards that train
 apart, each on a copy of the state at the features its rows touch (or of the
-whole state, where its rows touch about every feature), merged by the
+whole state, where its rows have non-zeros enough to pay for it), merged by the
 algorithm's rule every ``sync_rows`` rows per shard; or, with
 ``shards="hogwild"``, among threads that update one state at once
 (docs/training.md, "One model's rows in shards")."""
@@ -135,7 +135,11 @@ class ShardedPasses:
             picked = [part[start : start + interval] for part in positions]
             picked = [part for part in picked if part.shape[0]]
             parts = [order[part] for part in picked]
-            whole = _touch_about_every_feature(X, parts)
+            # Lazily regularized weights catch up when merged: only the
+            # touched features may be, so those shards copy them alone.
+            whole = not self._weights_are_lazy() and _copy_whole_states(
+                X, parts, self._state
+            )
             results = run_in_threads(
                 [functools.partial(train, whole, rows) for rows in parts], threads
             )
@@ -187,14 +191,26 @@ class ShardedPasses:
         return _ShardResult(features, shard, loss_sum, int(rows_done), status, scores)
 
 
-def _touch_about_every_feature(X, parts):
-    """Whether each part's rows of CSR X have at least as many non-zeros as X
-    has features: then each shard copies the whole state (O(features), as
-    much as its rows' non-zeros) and trains on the rows as they are, and the
-    merge runs over whole arrays, rather than each numbering its features."""
-    return all(
-        (X.indptr[rows + 1] - X.indptr[rows]).sum() >= X.shape[1] for rows in parts
-    )
+# A shard copies the whole state where its rows have at least one non-zero per
+# this many features: a copy and a merge over whole arrays cost a few ns per
+# feature, renumbering and merging the touched features about 200 ns each
+# (benchmarks/bench_parallel.py), so the copy is the cheaper up to here.
+_FEATURES_PER_NONZERO_FOR_A_WHOLE_COPY = 32
+
+# ... and where the shards' copies take at most this many bytes together.
+_WHOLE_COPIES_BYTES = 2**29
+
+
+def _copy_whole_states(X, parts, state):
+    """Whether the shards of ``parts`` (their rows of CSR X) train on copies of
+    the whole ``state`` and on their rows as they are, rather than each on
+    the state at its rows' features, their indices renumbered: where every
+    part's rows have non-zeros enough to pay for it and the copies fit in
+    ``_WHOLE_COPIES_BYTES``. Decided by the data and ``shards`` alone."""
+    if len(parts) * state.nbytes > _WHOLE_COPIES_BYTES:
+        return False
+    wanted = X.shape[1] / _FEATURES_PER_NONZERO_FOR_A_WHOLE_COPY
+    return all((X.indptr[rows + 1] - X.indptr[rows]).sum() >= wanted for rows in parts)
 
 
 def _compact(X, rows, feature_maps, X_local):
