@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._kernels.shards import feature_union
+from ._kernels.shards import compact_rows
 from ._merging import ShardMerge
 
 
@@ -172,10 +172,12 @@ class TrainingState:
             return undo
         if feature_map is None:
             feature_map = np.full(n_features, -1, dtype=np.int64)
+        # The union of the shards' features, as the features of one row.
         every = np.concatenate([features for features, _ in trained])
         union = np.empty(every.shape[0], dtype=np.int64)
         places = np.empty(every.shape[0], dtype=np.int64)
-        n_union = feature_union(every, feature_map, union, places)
+        one_row = (np.array([0, every.shape[0]]), np.zeros(1, dtype=np.int64))
+        n_union = compact_rows(every, *one_row, feature_map, places, union)
         rows = np.append(union[:n_union], n_features)
         parts, start = [], 0
         for features, state in trained:

@@ -30,7 +30,7 @@ from sk_adaprox import (
     ONSRegressor,
     _shards,
 )
-from sk_adaprox._kernels.shards import compact_rows, feature_union
+from sk_adaprox._kernels.shards import compact_rows
 from sk_adaprox._threads import n_threads
 
 FIXED = {
@@ -294,10 +294,13 @@ def test_feature_numbering_kernels():
     np.testing.assert_array_equal(local[:4], [2, 1, 0, 1])
     assert local[4] == -7  # row 2 was not asked for
     assert (feature_map == -1).all()
+    # The union of several shards' features: one row of all of them.
+    every = np.array([3, 0, 4, 0, 1])
     union = np.empty(5, dtype=np.int64)
     places = np.empty(5, dtype=np.int64)
-    every = np.array([3, 0, 4, 0, 1])
-    n_union = feature_union(every, feature_map, union, places)
+    n_union = compact_rows(
+        every, np.array([0, 5]), np.array([0]), feature_map, places, union
+    )
     assert n_union == 4
     np.testing.assert_array_equal(union[:4], [3, 0, 4, 1])
     np.testing.assert_array_equal(places, [0, 1, 2, 1, 3])

@@ -10,7 +10,9 @@
   between a coordinate's updates (the others keep theirs beside their rule);
 - ``sparse``: scoring CSR rows with a fitted state, an index check of CSR input,
   and the passes that make a dense array CSR;
-- ``targets``: the running units of a regressor's stream (``normalize_y``).
+- ``targets``: the running units of a regressor's stream (``normalize_y``);
+- ``shards``: data-parallel training's numbering of the features a shard's
+  rows touch (``shards``).
 
 Every kernel is compiled by :func:`._jit.jit`, whose disk cache is keyed on a hash of
 all the files of this package, so editing a helper in one module can never leave a
