@@ -368,8 +368,8 @@ def reference_ons(
             # 4. c = s dl/dp, g = c x~; c == 0 leaves output k untouched.
             c = s * loss_derivative(loss, p[k], ys[k], epsilon)
             learns = c != 0.0 and x_t.any()
-            if not learns and l1 == 0.0:  # no gradient: nothing to learn
-                continue
+            if not learns and l1 == 0.0 and radius is None:
+                continue  # no gradient, nothing to shrink or project
             g = c * x_t
             # 5. The matrix, with the row's weight as an importance weight: a row
             # of weight s adds s (dl/dp x~)(dl/dp x~)^T = g g^T / s, as s rows would,
@@ -421,12 +421,13 @@ def reference_ons(
                 w_prime = np.sign(w_prime) * np.maximum(
                     np.abs(w_prime) - thresholds, 0.0
                 )
-            # 7. The generalized projection of the normalized weights (after a
-            # gradient step only: the proximal step alone only shrinks).
+            # 7. The generalized projection of the normalized weights, every
+            # round they are outside the ball: a row without a gradient moves
+            # none, but a change of the scale m can move them out of it.
             mu = None
             w_prime_hat = N * w_prime
             w_hat = w_prime_hat
-            if learns and radius is not None and np.linalg.norm(w_prime_hat) > radius:
+            if radius is not None and np.linalg.norm(w_prime_hat) > radius:
                 w_hat, mu = generalized_projection(A_hat, w_prime_hat, radius)
                 st["projections"][k] += 1
             W[k] = w_prime if mu is None else w_hat / N

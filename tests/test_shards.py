@@ -435,7 +435,8 @@ def test_hogwild_threads_update_one_state_at_once(estimator, monkeypatch):
     monkeypatch.setattr(type(estimator), "_run_pass", spy)
     hogwild = clone(estimator).set_params(shards="hogwild", n_jobs=2, **params)
     hogwild.fit(X, y)
-    assert len(set(calls)) == 2 and not barrier.broken
+    # The first pass's two parts ran on two threads at once.
+    assert len(set(calls[:2])) == 2 and not barrier.broken
     assert hogwild.t_ == serial.t_ == 3 * X.shape[0]
     # Few features in common between rows: about the serial model.
     assert abs(hogwild.score(X_test, y_test) - serial.score(X_test, y_test)) < 0.02

@@ -703,9 +703,11 @@ def diag_pass(
                 fit_intercept,
             )
         _diag_row_update(*update, False)
+        # Projected every round the weights are outside the ball: a row without
+        # a gradient moves none, but the scale m can move them out of it.
         if project:
             for k in range(n_outputs):
-                if scaled_dloss[k] == 0.0 or not _outside(
+                if not _outside(
                     norms[k], state[intercept_row, WEIGHT, k], root, radius
                 ):
                     continue
@@ -814,12 +816,14 @@ def full_pass(
             status = STATUS_NONFINITE_UPDATE
             break
         inverse_root = 1.0 / root
+        # A row whose x~ is 0 (no intercept, no non-zero value) has no gradient.
+        empty = count == 0 and not fit_intercept
         # Every output's new values go to buffers first: a row is applied whole or
         # not at all.
         finite = True
         for k in range(n_outputs):
             c = scaled_dloss[k]
-            if c == 0.0:
+            if c == 0.0 or empty:
                 continue
             matrix = a_inv[k]
             u = v[k]
@@ -861,16 +865,20 @@ def full_pass(
         if avg_slot is not None:
             constant_settle_all(state, avg_slot, t0 + pos, a0)
         for k in range(n_outputs):
-            if scaled_dloss[k] == 0.0:
-                continue
             matrix = a_inv[k]
-            vk = v[k]
-            for a in range(size):
-                va = vk[a]
-                row = matrix[a]
-                for b in range(size):
-                    row[b] -= va * vk[b]
             w = new_w[k]
+            if scaled_dloss[k] == 0.0 or empty:
+                for q in range(size):
+                    w[q] = state[q, WEIGHT, k]
+            else:
+                vk = v[k]
+                for a in range(size):
+                    va = vk[a]
+                    row = matrix[a]
+                    for b in range(size):
+                        row[b] -= va * vk[b]
+            # Projected every round the weights are outside the ball: a row
+            # without a gradient moves none, but the scale m can move them out.
             if project and _normalize(w, root, normalized) > radius * radius:
                 project_full(matrix, normalized, radius)
                 _denormalize(normalized, root, w)
@@ -1113,76 +1121,140 @@ def sketch_pass(
         if avg_slot is not None:
             constant_settle_all(state, avg_slot, t0 + pos, a0)
         for k in range(n_outputs):
-            if scaled_dloss[k] == 0.0 or empty:
-                continue
-            # The sketch gets h = sqrt(s) d x~; the step is along g = sqrt(s) h.
-            c = scaled_dloss[k] / root_weight
-            if sketch_rows[k] == two_m:
-                sketch_shrink(sketch[k], gram_inverse[k], m, eps)
-                sketch_rows[k] = m
-            r = sketch_rows[k]
-            _sketch_insert(
-                data,
-                indices,
-                start,
-                end,
-                intercept,
-                c,
-                inverse_root,
-                sketch[k],
-                gram_inverse[k],
-                r,
-                eps,
-                border,
-                inverse_border,
-            )
-            r += 1
-            sketch_rows[k] = r
-            # A^{-1} h = (h - S^T H S h) / eps, and A^{-1} g = sqrt(s) A^{-1} h.
-            h = inverse_border[:r]
-            for a in range(r):
-                total = 0.0
-                for b in range(r):
-                    total += gram_inverse[k, a, b] * border[b]
-                h[a] = total
-            for q in range(size):
-                direction[q] = 0.0
-            for a in range(r):
-                h_a = h[a]
-                row = sketch[k, a]
-                for q in range(size):
-                    direction[q] -= h_a * row[q]
-            for p in range(start, end):
-                direction[indices[p]] += c * (data[p] * inverse_root)
-            direction[size - 1] += c * intercept
-            if follows_flow(loss):
-                # direction = eps A^{-1} (c x~): its score change x~ . direction
-                # is eps c x~^T A^{-1} x~. The flow's multiplier u moves w by
-                # u A^{-1} x~ = u direction / (eps c).
-                x_dot_direction = intercept * direction[size - 1]
-                for p in range(start, end):
-                    x_dot_direction += (data[p] * inverse_root) * direction[indices[p]]
-                multiplier = _output_flow(
-                    loss,
-                    epsilon,
-                    targets[i],
+            if scaled_dloss[k] != 0.0 and not empty:
+                _sketch_step(
+                    data,
+                    indices,
+                    start,
+                    end,
+                    intercept,
+                    k,
+                    i,
+                    targets,
                     scores,
                     scaled_dloss,
-                    k,
                     weight,
+                    root_weight,
+                    inverse_root,
+                    sketch,
+                    gram_inverse,
+                    sketch_rows,
+                    m,
+                    two_m,
+                    eps,
+                    border,
+                    inverse_border,
+                    direction,
+                    state,
+                    loss,
+                    epsilon,
                     inverse_gamma,
-                    x_dot_direction / (eps * c),
                 )
-                scale = multiplier / (eps * c)
-            else:
-                scale = inverse_gamma * root_weight / eps
+            # Projected every round the weights are outside the ball: a row
+            # without a gradient moves none, but the scale m can move them out.
             w = state[:, WEIGHT, k]
-            for q in range(size - 1):
-                w[q] -= scale * direction[q] * inverse_root
-            w[size - 1] -= scale * direction[size - 1]
             if project and _normalize(w, root, normalized) > radius * radius:
-                project_sketch(sketch[k, :r], eps, normalized, radius)
+                project_sketch(sketch[k, : sketch_rows[k]], eps, normalized, radius)
                 _denormalize(normalized, root, w)
         loss_sum += row_weights[i] * row_loss
         rows_done += 1
     return loss_sum, rows_done, status
+
+
+@jit
+def _sketch_step(
+    data,
+    indices,
+    start,
+    end,
+    intercept,
+    k,
+    i,
+    targets,
+    scores,
+    scaled_dloss,
+    weight,
+    root_weight,
+    inverse_root,
+    sketch,
+    gram_inverse,
+    sketch_rows,
+    m,
+    two_m,
+    eps,
+    border,
+    inverse_border,
+    direction,
+    state,
+    loss,
+    epsilon,
+    inverse_gamma,
+):
+    """Output k's step on row i: its sketch takes the row, its weights move
+    along the sketched A^{-1} g."""
+    size = state.shape[0]
+    # The sketch gets h = sqrt(s) d x~; the step is along g = sqrt(s) h.
+    c = scaled_dloss[k] / root_weight
+    if sketch_rows[k] == two_m:
+        sketch_shrink(sketch[k], gram_inverse[k], m, eps)
+        sketch_rows[k] = m
+    r = sketch_rows[k]
+    _sketch_insert(
+        data,
+        indices,
+        start,
+        end,
+        intercept,
+        c,
+        inverse_root,
+        sketch[k],
+        gram_inverse[k],
+        r,
+        eps,
+        border,
+        inverse_border,
+    )
+    r += 1
+    sketch_rows[k] = r
+    # A^{-1} h = (h - S^T H S h) / eps, and A^{-1} g = sqrt(s) A^{-1} h.
+    h = inverse_border[:r]
+    for a in range(r):
+        total = 0.0
+        for b in range(r):
+            total += gram_inverse[k, a, b] * border[b]
+        h[a] = total
+    for q in range(size):
+        direction[q] = 0.0
+    for a in range(r):
+        h_a = h[a]
+        row = sketch[k, a]
+        for q in range(size):
+            direction[q] -= h_a * row[q]
+    for p in range(start, end):
+        direction[indices[p]] += c * (data[p] * inverse_root)
+    direction[size - 1] += c * intercept
+    if follows_flow(loss):
+        # direction = eps A^{-1} (c x~): its score change x~ . direction
+        # is eps c x~^T A^{-1} x~. The flow's multiplier u moves w by
+        # u A^{-1} x~ = u direction / (eps c).
+        x_dot_direction = intercept * direction[size - 1]
+        for p in range(start, end):
+            x_dot_direction += (data[p] * inverse_root) * direction[indices[p]]
+        multiplier = _output_flow(
+            loss,
+            epsilon,
+            targets[i],
+            scores,
+            scaled_dloss,
+            k,
+            weight,
+            inverse_gamma,
+            x_dot_direction / (eps * c),
+        )
+        scale = multiplier / (eps * c)
+    else:
+        scale = inverse_gamma * root_weight / eps
+    w = state[:, WEIGHT, k]
+    for q in range(size - 1):
+        w[q] -= scale * direction[q] * inverse_root
+    w[size - 1] -= scale * direction[size - 1]
