@@ -865,9 +865,12 @@ def full_pass(
         if avg_slot is not None:
             constant_settle_all(state, avg_slot, t0 + pos, a0)
         for k in range(n_outputs):
+            learns = scaled_dloss[k] != 0.0 and not empty
+            if not (learns or project):
+                continue
             matrix = a_inv[k]
             w = new_w[k]
-            if scaled_dloss[k] == 0.0 or empty:
+            if not learns:
                 for q in range(size):
                     w[q] = state[q, WEIGHT, k]
             else:
