@@ -1125,34 +1125,73 @@ def sketch_pass(
             constant_settle_all(state, avg_slot, t0 + pos, a0)
         for k in range(n_outputs):
             if scaled_dloss[k] != 0.0 and not empty:
-                _sketch_step(
+                # The sketch gets h = sqrt(s) d x~; the step is along g = sqrt(s) h.
+                c = scaled_dloss[k] / root_weight
+                if sketch_rows[k] == two_m:
+                    sketch_shrink(sketch[k], gram_inverse[k], m, eps)
+                    sketch_rows[k] = m
+                r = sketch_rows[k]
+                _sketch_insert(
                     data,
                     indices,
                     start,
                     end,
                     intercept,
-                    k,
-                    i,
-                    targets,
-                    scores,
-                    scaled_dloss,
-                    weight,
-                    root_weight,
+                    c,
                     inverse_root,
-                    sketch,
-                    gram_inverse,
-                    sketch_rows,
-                    m,
-                    two_m,
+                    sketch[k],
+                    gram_inverse[k],
+                    r,
                     eps,
                     border,
                     inverse_border,
-                    direction,
-                    state,
-                    loss,
-                    epsilon,
-                    inverse_gamma,
                 )
+                r += 1
+                sketch_rows[k] = r
+                # A^{-1} h = (h - S^T H S h) / eps, and A^{-1} g = sqrt(s) A^{-1} h.
+                h = inverse_border[:r]
+                for a in range(r):
+                    total = 0.0
+                    for b in range(r):
+                        total += gram_inverse[k, a, b] * border[b]
+                    h[a] = total
+                for q in range(size):
+                    direction[q] = 0.0
+                for a in range(r):
+                    h_a = h[a]
+                    row = sketch[k, a]
+                    for q in range(size):
+                        direction[q] -= h_a * row[q]
+                for p in range(start, end):
+                    direction[indices[p]] += c * (data[p] * inverse_root)
+                direction[size - 1] += c * intercept
+                if follows_flow(loss):
+                    # direction = eps A^{-1} (c x~): its score change x~ . direction
+                    # is eps c x~^T A^{-1} x~. The flow's multiplier u moves w by
+                    # u A^{-1} x~ = u direction / (eps c).
+                    x_dot_direction = intercept * direction[size - 1]
+                    for p in range(start, end):
+                        x_dot_direction += (data[p] * inverse_root) * direction[
+                            indices[p]
+                        ]
+                    multiplier = _output_flow(
+                        loss,
+                        epsilon,
+                        targets[i],
+                        scores,
+                        scaled_dloss,
+                        k,
+                        weight,
+                        inverse_gamma,
+                        x_dot_direction / (eps * c),
+                    )
+                    scale = multiplier / (eps * c)
+                else:
+                    scale = inverse_gamma * root_weight / eps
+                w = state[:, WEIGHT, k]
+                for q in range(size - 1):
+                    w[q] -= scale * direction[q] * inverse_root
+                w[size - 1] -= scale * direction[size - 1]
             # Projected every round the weights are outside the ball: a row
             # without a gradient moves none, but the scale m can move them out.
             w = state[:, WEIGHT, k]
@@ -1162,102 +1201,3 @@ def sketch_pass(
         loss_sum += row_weights[i] * row_loss
         rows_done += 1
     return loss_sum, rows_done, status
-
-
-@jit
-def _sketch_step(
-    data,
-    indices,
-    start,
-    end,
-    intercept,
-    k,
-    i,
-    targets,
-    scores,
-    scaled_dloss,
-    weight,
-    root_weight,
-    inverse_root,
-    sketch,
-    gram_inverse,
-    sketch_rows,
-    m,
-    two_m,
-    eps,
-    border,
-    inverse_border,
-    direction,
-    state,
-    loss,
-    epsilon,
-    inverse_gamma,
-):
-    """Output k's step on row i: its sketch takes the row, its weights move
-    along the sketched A^{-1} g."""
-    size = state.shape[0]
-    # The sketch gets h = sqrt(s) d x~; the step is along g = sqrt(s) h.
-    c = scaled_dloss[k] / root_weight
-    if sketch_rows[k] == two_m:
-        sketch_shrink(sketch[k], gram_inverse[k], m, eps)
-        sketch_rows[k] = m
-    r = sketch_rows[k]
-    _sketch_insert(
-        data,
-        indices,
-        start,
-        end,
-        intercept,
-        c,
-        inverse_root,
-        sketch[k],
-        gram_inverse[k],
-        r,
-        eps,
-        border,
-        inverse_border,
-    )
-    r += 1
-    sketch_rows[k] = r
-    # A^{-1} h = (h - S^T H S h) / eps, and A^{-1} g = sqrt(s) A^{-1} h.
-    h = inverse_border[:r]
-    for a in range(r):
-        total = 0.0
-        for b in range(r):
-            total += gram_inverse[k, a, b] * border[b]
-        h[a] = total
-    for q in range(size):
-        direction[q] = 0.0
-    for a in range(r):
-        h_a = h[a]
-        row = sketch[k, a]
-        for q in range(size):
-            direction[q] -= h_a * row[q]
-    for p in range(start, end):
-        direction[indices[p]] += c * (data[p] * inverse_root)
-    direction[size - 1] += c * intercept
-    if follows_flow(loss):
-        # direction = eps A^{-1} (c x~): its score change x~ . direction
-        # is eps c x~^T A^{-1} x~. The flow's multiplier u moves w by
-        # u A^{-1} x~ = u direction / (eps c).
-        x_dot_direction = intercept * direction[size - 1]
-        for p in range(start, end):
-            x_dot_direction += (data[p] * inverse_root) * direction[indices[p]]
-        multiplier = _output_flow(
-            loss,
-            epsilon,
-            targets[i],
-            scores,
-            scaled_dloss,
-            k,
-            weight,
-            inverse_gamma,
-            x_dot_direction / (eps * c),
-        )
-        scale = multiplier / (eps * c)
-    else:
-        scale = inverse_gamma * root_weight / eps
-    w = state[:, WEIGHT, k]
-    for q in range(size - 1):
-        w[q] -= scale * direction[q] * inverse_root
-    w[size - 1] -= scale * direction[size - 1]
