@@ -455,38 +455,6 @@ def test_pass_loss_is_the_weighted_pre_update_loss(matrix, radius):
     loss="squared_hinge",
     seed=4245570,
 )
-# An empty row (no intercept) after a row that changed the scale without a
-# gradient: the full matrix and the diagonal projected there, under the new
-# scale; a row without a gradient leaves the model as it is (found by
-# hypothesis).
-@example(
-    n_samples=11,
-    n_features=1,
-    density=0.5,
-    matrix="diag",
-    gamma=1.0,
-    eps=1.0,
-    radius=0.3,
-    l1=0.0,
-    sketch_size=1,
-    fit_intercept=False,
-    loss="squared_hinge",
-    seed=0,
-)
-@example(
-    n_samples=11,
-    n_features=1,
-    density=0.5,
-    matrix="full",
-    gamma=1.0,
-    eps=1.0,
-    radius=0.3,
-    l1=0.0,
-    sketch_size=1,
-    fit_intercept=False,
-    loss="squared_hinge",
-    seed=0,
-)
 def test_random_problems_match_reference(
     n_samples,
     n_features,
@@ -541,6 +509,28 @@ def test_random_problems_match_reference(
         # rounding decides whether the margin is 1, is not a difference).
         G = np.diag(expected["A"][0])[:-1] - eps
         _close(clf.sum_sq_grad_[0], G, "G", scale=max(eps, np.abs(G).max()))
+
+
+@pytest.mark.parametrize("matrix", ["full", "diag"])
+def test_rows_without_a_gradient_project_where_the_scale_moved_the_weights(matrix):
+    """Random problems hypothesis found: a row without a gradient (a margin met,
+    or no value and no intercept) after rows that changed the scale m; the
+    weights m carried out of the ball are projected back there, as the
+    reference does (the full matrix and the diagonal had differed)."""
+    problem = dict(
+        n_samples=11,
+        n_features=1,
+        density=0.5,
+        gamma=1.0,
+        eps=1.0,
+        radius=0.3,
+        l1=0.0,
+        sketch_size=1,
+        fit_intercept=False,
+        loss="squared_hinge",
+        seed=0,
+    )
+    test_random_problems_match_reference.hypothesis.inner_test(matrix=matrix, **problem)
 
 
 # -- parameters changed between calls ------------------------------------------------
