@@ -114,10 +114,7 @@ class ShardedPasses:
         longest = max(part.shape[0] for part in positions)
         interval = self.sync_rows or max(longest, 1)
         threads = n_threads(self.n_jobs, self.shards)
-        n_features = self._state.shape[0] - 1
-        feature_maps = queue.SimpleQueue()
-        for _ in range(threads):
-            feature_maps.put(np.full(n_features, -1, dtype=np.int64))
+        feature_maps = _FeatureMaps(self._state.shape[0] - 1)
         # The shards' rows are disjoint, so one array holds every row's indices
         # numbered within its shard.
         local_indices = np.empty_like(X.indices)
@@ -162,13 +159,12 @@ class ShardedPasses:
     def _merge_interval(self, results, feature_maps):
         """Merge the shards' states of an interval into the model's; returns
         the merge's undo record."""
-        feature_map = feature_maps.get()
-        undo = self._training.merge(
-            [(result.features, result.state) for result in results],
-            self._merge_shards,
-            feature_map,
-        )
-        feature_maps.put(feature_map)
+        shards = [(result.features, result.state) for result in results]
+        if all(features is None for features, _ in shards):
+            return self._training.merge(shards, self._merge_shards)
+        feature_map = feature_maps.take()
+        undo = self._training.merge(shards, self._merge_shards, feature_map)
+        feature_maps.give(feature_map)
         return undo
 
     def _shard_interval(
@@ -220,11 +216,32 @@ def _compact(X, rows, feature_maps, X_local):
         min(int((X.indptr[rows + 1] - X.indptr[rows]).sum()), X.shape[1]),
         dtype=np.int64,
     )
-    feature_map = feature_maps.get()
+    feature_map = feature_maps.take()
     try:
         n_touched = compact_rows(
             X.indices, X.indptr, rows, feature_map, X_local.indices, touched
         )
     finally:
-        feature_maps.put(feature_map)
+        feature_maps.give(feature_map)
     return touched[:n_touched]
+
+
+class _FeatureMaps:
+    """Feature maps (int arrays of ``n_features`` entries, all -1 between uses)
+    for the threads that number features: made when first needed (a pass whose
+    shards copy the whole state needs none), reused after."""
+
+    def __init__(self, n_features):
+        self.n_features = n_features
+        self._free = queue.SimpleQueue()
+
+    def take(self):
+        """A map no other thread is using."""
+        try:
+            return self._free.get_nowait()
+        except queue.Empty:
+            return np.full(self.n_features, -1, dtype=np.int64)
+
+    def give(self, feature_map):
+        """Return a map taken, all -1 again."""
+        self._free.put(feature_map)
