@@ -58,6 +58,7 @@ import scipy.sparse as sp
 from _data import CLASSIFICATION_PANEL, news20
 from _floors import best_time
 from _report import print_targets
+from bench_scoring import minimal_coef_scores
 from bench_speed import minimal_adagrad_epoch, minimal_adagrad_epoch_ovr
 
 # bench_speed's loops, compiled to release the GIL as the package's kernels do.
@@ -96,15 +97,6 @@ def paired(make, fit, repeats):
     return seconds
 
 
-@numba.njit(nogil=True)
-def _dot_rows(data, indices, indptr, weights, out):
-    for i in range(indptr.shape[0] - 1):
-        total = 0.0
-        for p in range(indptr[i], indptr[i + 1]):
-            total += data[p] * weights[indices[p]]
-        out[i] += total
-
-
 def floor_seconds(X, repeats, rounds=20):
     """The minimal loop over X's rows ``rounds`` times, in one thread and split
     in two halves of rows on two threads."""
@@ -116,7 +108,7 @@ def floor_seconds(X, repeats, rounds=20):
     def part(start, stop):
         indptr = X.indptr[start : stop + 1]
         for _ in range(rounds):
-            _dot_rows(X.data, X.indices, indptr, weights, out[start:stop])
+            minimal_coef_scores(X.data, X.indices, indptr, weights, out[start:stop])
 
     part(0, 10)  # compile
     one = best_time(lambda: [part(*bounds) for bounds in parts], repeats)

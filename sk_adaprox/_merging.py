@@ -1,7 +1,7 @@
 """The merge of data-parallel training: one state from the states of shards that
 trained apart, on their own rows, from one common state.
 
-The rule (docs/training.md, "Data-parallel training"): each statistic of the
+The rule (docs/training.md, "One model's rows in shards"): each statistic of the
 merged state is the common state's plus the shards' mean increment taken
 ``min(k, 2)`` times, for k shards. With two shards that is the sum of their
 increments, the "delayed update": one model that saw every row, each with the

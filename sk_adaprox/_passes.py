@@ -251,11 +251,11 @@ class PassLoop:
             loss_sum, rows_done, status = self._run_candidates(
                 X, targets, row_weights, order, row_scores, final
             )
-        elif self._runs_in_shards():
+        elif self._runs_in_shards(order.shape[0]):
             loss_sum, status, failed_row = self._run_pass_by_shards(
                 X, targets, row_weights, order, row_scores
             )
-            rows_done = 0  # the merges have counted the rows
+            rows_done = 0  # the shards' pass has counted its rows
         else:
             loss_sum, rows_done, status = self._run_pass_by_outputs(
                 X, targets, row_weights, order, row_scores

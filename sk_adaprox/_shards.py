@@ -54,10 +54,13 @@ class ShardedPasses:
                 "merge rule. Set average=False or shards=None."
             )
 
-    def _runs_in_shards(self):
-        """Whether this pass runs in shards: ``shards`` is set and no ``"auto"``
-        choice is running (its candidates train serially)."""
-        return self.shards is not None and not self._choosing()
+    def _runs_in_shards(self, n_rows):
+        """Whether this pass of ``n_rows`` rows runs in shards: ``shards`` is set
+        and no ``"auto"`` choice is running (its candidates train serially);
+        Hogwild on one thread is the serial pass."""
+        if self.shards is None or self._choosing():
+            return False
+        return self.shards != "hogwild" or n_threads(self.n_jobs, n_rows) > 1
 
     def _run_pass_hogwild(self, X, targets, row_weights, order, row_scores):
         """One pass over the rows in ``order`` split among ``n_jobs`` threads
@@ -67,13 +70,6 @@ class ShardedPasses:
         status, failed_row)``; where a thread diverges, the model is restored
         to a copy taken before the pass."""
         threads = n_threads(self.n_jobs, order.shape[0])
-        if threads == 1:
-            loss_sum, rows_done, status = self._run_pass_by_outputs(
-                X, targets, row_weights, order, row_scores
-            )
-            self._training.t += int(rows_done)
-            failed = None if status == STATUS_OK else int(order[rows_done])
-            return loss_sum, status, failed
         before = self._training.copy()
         self._training.writable("array")
         parts = np.array_split(np.arange(order.shape[0]), threads)
