@@ -56,6 +56,7 @@ class System:
     name = ""
     library = ""  # the distribution whose version is reported
     threads = "1"  # threads the system runs (the suite pins them to one core)
+    cores = 1  # cores its epochs may use (the suite's core, and more if > 1)
     tasks = ("binary", "multiclass", "regression")
 
     def unavailable(self):
@@ -85,9 +86,12 @@ class Estimator(System):
     ``fit`` of one pass (``warm_start`` after the first), or ``partial_fit`` in
     chunks of ``chunk`` rows when ``chunk`` is set."""
 
-    def __init__(self, name, library, make, dense_only=False, chunk=None):
+    def __init__(self, name, library, make, dense_only=False, chunk=None, cores=1):
         self.name, self.library = name, library
         self.make, self.dense_only, self.chunk = make, dense_only, chunk
+        # cores > 1: the suite lets this system's epochs run on that many cores.
+        self.cores = cores
+        self.threads = str(cores)
 
     def unsupported(self, data):
         if self.dense_only and data.n_features > DENSE_WIDTH:

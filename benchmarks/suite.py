@@ -63,6 +63,7 @@ if __name__ == "__main__":  # one thread per library (not when imported by tests
     limit_threads()
 
 import argparse
+import contextlib
 import ctypes
 import datetime
 import gc
@@ -290,6 +291,20 @@ def default_systems():
     return [
         Estimator("AdaGrad defaults", "sk_adaprox", ours(AdaGradClassifier)),
         Estimator("FTRL defaults", "sk_adaprox", ours(FTRLClassifier)),
+        # n_jobs=2 on two cores: the candidates of the first pass side by side in
+        # two groups, multiclass outputs in two blocks (docs/training.md).
+        Estimator(
+            "AdaGrad defaults n_jobs=2",
+            "sk_adaprox",
+            ours(AdaGradClassifier, n_jobs=2),
+            cores=2,
+        ),
+        Estimator(
+            "FTRL defaults n_jobs=2",
+            "sk_adaprox",
+            ours(FTRLClassifier, n_jobs=2),
+            cores=2,
+        ),
         Estimator(
             "ONS diag defaults", "sk_adaprox", ours(ONSClassifier, matrix="diag")
         ),
@@ -470,20 +485,58 @@ def sgd_grid(data):
     }
 
 
+@contextlib.contextmanager
+def on_cores(system):
+    """Let ``system`` run on its ``cores`` (the suite's core first, then the
+    next ones) while inside; the threads it starts inherit the calling
+    thread's affinity. No change for a one-core system."""
+    if system.cores <= 1 or not hasattr(os, "sched_setaffinity"):
+        yield
+        return
+    pinned = os.sched_getaffinity(0)
+    first = min(pinned)
+    every = sorted(os.sched_getaffinity(0) | set(range(os.cpu_count() or 1)))
+    wanted = [first] + [cpu for cpu in every if cpu != first][: system.cores - 1]
+    os.sched_setaffinity(0, set(wanted))
+    try:
+        yield
+    finally:
+        os.sched_setaffinity(0, pinned)
+
+
+class _Named:
+    def __init__(self, name):
+        self.name = name
+
+
+# The 16-candidate floor of the defaults' first pass, as --systems names it.
+FLOOR = _Named("floor")
+
+
+def select(systems, patterns):
+    """The systems whose name contains one of ``patterns`` (case-insensitive);
+    all of them without patterns."""
+    if not patterns:
+        return systems
+    return [s for s in systems if any(p.lower() in s.name.lower() for p in patterns)]
+
+
 def time_to_target(systems, data, target, max_epochs, budget):
     """Epoch after epoch at each system's defaults: test quality after each, the
     training time spent, and the first epoch reaching ``target``."""
     metric = primary(data)
     rows = []
     for system in systems:
-        system.warm_up()
+        with on_cores(system):
+            system.warm_up()
         system.new()
         spent, curve, reached = 0.0, [], None
         for epoch in range(1, max_epochs + 1):
             gc.collect()
-            started = time.perf_counter()
-            system.epoch()
-            elapsed = time.perf_counter() - started
+            with on_cores(system):
+                started = time.perf_counter()
+                system.epoch()
+                elapsed = time.perf_counter() - started
             spent = elapsed if system.restarts else spent + elapsed
             score = quality(data, system.outputs())[metric]
             curve.append({"epoch": epoch, "seconds": spent, "score": score})
@@ -511,13 +564,16 @@ def time_to_target(systems, data, target, max_epochs, budget):
     return rows
 
 
-def user_defaults(data):
-    """Our classifiers as a user runs them: ``fit`` at the defaults (to ``tol``)."""
+def user_defaults(data, patterns=None):
+    """Our classifiers as a user runs them: ``fit`` at the defaults (to ``tol``);
+    with ``patterns``, only those whose name contains one."""
     rows = []
     for name, model in (
         ("AdaGradClassifier()", AdaGradClassifier(random_state=0)),
         ("FTRLClassifier()", FTRLClassifier(random_state=0)),
     ):
+        if patterns and not any(p.lower() in name.lower() for p in patterns):
+            continue
         seconds, score = fit_and_score(model, data)
         rows.append(
             {
@@ -648,6 +704,12 @@ def main(argv=None):
     parser.add_argument("--cpu", type=int, default=0, help="core to pin to")
     parser.add_argument("--datasets", nargs="*", help="only these datasets")
     parser.add_argument(
+        "--systems",
+        nargs="*",
+        help="only the systems whose name contains one of these (SGD's grid, the "
+        "target, always runs; 'floor' names the 16-candidate floor)",
+    )
+    parser.add_argument(
         "--publish", type=Path, help="also write the tables into this docs page"
     )
     parser.add_argument("--warm-kernels", action="store_true", help=argparse.SUPPRESS)
@@ -721,7 +783,12 @@ def main(argv=None):
                 }
             )
             stage = time.perf_counter()
-            systems = prepare(throughput_systems(), data, workdir, results["skipped"])
+            systems = prepare(
+                select(throughput_systems(), args.systems),
+                data,
+                workdir,
+                results["skipped"],
+            )
             print(f"  (conversions {time.perf_counter() - stage:.1f} s)", flush=True)
             stage = time.perf_counter()
             results["throughput"] += time_epochs(systems, data, repeats, slow)
@@ -739,14 +806,17 @@ def main(argv=None):
                     f"{grid['best']['seconds']:.3f} s)",
                     flush=True,
                 )
-                systems = prepare(default_systems(), data, workdir, [])
+                systems = prepare(
+                    select(default_systems(), args.systems), data, workdir, []
+                )
                 results["time_to_target"] += time_to_target(
                     systems, data, grid["target"], max_epochs, budget
                 )
                 for system in systems:
                     system.close()
-                results["user_defaults"] += user_defaults(data)
-                if name in _suite_report.rare_sets(results["mode"]):
+                results["user_defaults"] += user_defaults(data, args.systems)
+                floor_set = name in _suite_report.rare_sets(results["mode"])
+                if floor_set and select([FLOOR], args.systems):
                     results["floors"].append(choice_floor(data, repeats))
                 print(f"  (targets {time.perf_counter() - stage:.1f} s)", flush=True)
             del data
