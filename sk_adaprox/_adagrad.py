@@ -414,7 +414,7 @@ class AdaGradClassifier(
         verbose: int = 0,
         n_jobs: int | None = None,
         shards: int | None = None,
-        sync_rows: int | None = None,
+        sync_rows: int | str | None = "auto",
     ) -> None:
         self.loss = loss
         self.update = update
@@ -520,7 +520,7 @@ default="squared_error"
         verbose: int = 0,
         n_jobs: int | None = None,
         shards: int | None = None,
-        sync_rows: int | None = None,
+        sync_rows: int | str | None = "auto",
     ) -> None:
         self.loss = loss
         self.epsilon = epsilon

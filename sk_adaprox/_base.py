@@ -84,7 +84,11 @@ class OnlineLinearModel(
             Interval(Integral, 1, None, closed="left"),
             StrOptions({"hogwild"}),
         ],
-        "sync_rows": [None, Interval(Integral, 1, None, closed="left")],
+        "sync_rows": [
+            None,
+            StrOptions({"auto"}),
+            Interval(Integral, 1, None, closed="left"),
+        ],
     }
 
     # A stream's choice among "auto" candidates (._candidates.StreamChoice).

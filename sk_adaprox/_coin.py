@@ -377,7 +377,7 @@ class CoinBettingClassifier(
         verbose: int = 0,
         n_jobs: int | None = None,
         shards: int | None = None,
-        sync_rows: int | None = None,
+        sync_rows: int | str | None = "auto",
     ) -> None:
         self.loss = loss
         self.update = update
@@ -502,7 +502,7 @@ default="squared_error"
         verbose: int = 0,
         n_jobs: int | None = None,
         shards: int | None = None,
-        sync_rows: int | None = None,
+        sync_rows: int | str | None = "auto",
     ) -> None:
         self.loss = loss
         self.epsilon = epsilon

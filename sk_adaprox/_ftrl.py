@@ -323,7 +323,7 @@ class FTRLClassifier(
         verbose: int = 0,
         n_jobs: int | None = None,
         shards: int | None = None,
-        sync_rows: int | None = None,
+        sync_rows: int | str | None = "auto",
     ) -> None:
         self.loss = loss
         self.alpha = alpha
@@ -429,7 +429,7 @@ default="squared_error"
         verbose: int = 0,
         n_jobs: int | None = None,
         shards: int | None = None,
-        sync_rows: int | None = None,
+        sync_rows: int | str | None = "auto",
     ) -> None:
         self.loss = loss
         self.epsilon = epsilon

@@ -637,7 +637,7 @@ class ONSClassifier(
         verbose: int = 0,
         n_jobs: int | None = None,
         shards: int | None = None,
-        sync_rows: int | None = None,
+        sync_rows: int | str | None = "auto",
     ) -> None:
         self.loss = loss
         self.matrix = matrix
@@ -747,7 +747,7 @@ default="squared_error"
         verbose: int = 0,
         n_jobs: int | None = None,
         shards: int | None = None,
-        sync_rows: int | None = None,
+        sync_rows: int | str | None = "auto",
     ) -> None:
         self.loss = loss
         self.epsilon = epsilon

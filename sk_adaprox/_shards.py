@@ -6,6 +6,7 @@ algorithm's rule every ``sync_rows`` rows per shard; or, with
 (docs/training.md, "One model's rows in shards")."""
 
 import functools
+import math
 import queue
 from dataclasses import dataclass
 
@@ -108,7 +109,7 @@ class ShardedPasses:
             return self._run_pass_hogwild(X, targets, row_weights, order, row_scores)
         positions = np.array_split(np.arange(order.shape[0]), self.shards)
         longest = max(part.shape[0] for part in positions)
-        interval = self.sync_rows or max(longest, 1)
+        interval = _sync_interval(self.sync_rows, X, order, longest)
         threads = n_threads(self.n_jobs, self.shards)
         feature_maps = _FeatureMaps(self._state.shape[0] - 1)
         # The shards' rows are disjoint, so one array holds every row's indices
@@ -191,6 +192,29 @@ _FEATURES_PER_NONZERO_FOR_A_WHOLE_COPY = 32
 
 # ... and where the shards' copies take at most this many bytes together.
 _WHOLE_COPIES_BYTES = 2**29
+
+
+# A merge costs about as much per feature it reads as training does per
+# 20 non-zeros (benchmarks/bench_parallel.py: 200-400 ns against 10-20 ns);
+# "auto" spends at most 5 % of the training on merges.
+_MERGE_COST_IN_NONZEROS = 20
+_MERGE_SHARE = 0.05
+
+
+def _sync_interval(sync_rows, X, order, longest):
+    """The rows each shard trains between merges: ``sync_rows`` where an int;
+    the whole pass (``longest`` rows) for None; for ``"auto"`` the fewest rows
+    whose non-zeros pay for a merge of every feature within ``_MERGE_SHARE``
+    of the training (the pass where that takes more rows than a shard has).
+    Decided by the data alone, so the model does not depend on the threads."""
+    if sync_rows is None:
+        return max(longest, 1)
+    if sync_rows != "auto":
+        return sync_rows
+    nonzeros = int((X.indptr[order + 1] - X.indptr[order]).sum())
+    per_row = max(nonzeros / max(order.shape[0], 1), 1.0)
+    rows = _MERGE_COST_IN_NONZEROS / _MERGE_SHARE * X.shape[1] / per_row
+    return max(1, min(longest, math.ceil(rows)))
 
 
 def _copy_whole_states(X, parts, state):

@@ -465,3 +465,32 @@ def test_hogwild_is_refused_where_shards_are():
         FTRLClassifier(shards="hogwild", average=True).fit(X, y)
     with pytest.raises(InvalidParameterError):
         FTRLClassifier(shards="threads").fit(X, y)
+
+
+def test_auto_sync_merges_dense_rows_often_and_wide_sparse_rows_once():
+    from sk_adaprox._shards import _sync_interval
+
+    dense = sp.csr_matrix(np.ones((3_000, 20)))
+    order = np.arange(3_000)
+    # A merge of the 20 features is paid for by 400 rows of 20 non-zeros.
+    assert _sync_interval("auto", dense, order, 1_500) == 400
+    assert _sync_interval(None, dense, order, 1_500) == 1_500
+    assert _sync_interval(7, dense, order, 1_500) == 7
+    wide = sp.random(3_000, 100_000, density=1e-4, format="csr", random_state=0)
+    assert _sync_interval("auto", wide, order, 1_500) == 1_500
+
+
+def test_auto_sync_keeps_a_dense_regression_from_overshooting():
+    # Every shard fits every coordinate of dense rows: merged once per pass,
+    # the shards' increments (taken twice their mean) overshoot the optimum.
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(3_000, 20))
+    y = 5.0 + X @ rng.normal(size=20) + 0.1 * rng.normal(size=3_000)
+    scores = {}
+    for sync_rows in ("auto", None):
+        model = AdaGradRegressor(
+            eta=0.5, max_iter=10, tol=None, shards=2, sync_rows=sync_rows
+        )
+        scores[sync_rows] = model.fit(X, y).score(X, y)
+    assert scores[None] < 0.5
+    assert scores["auto"] > 0.9

@@ -28,10 +28,17 @@ Rules (the package's, and the alternatives it was chosen against):
   other shards' moves, g^2 standing for the curvature (AdaGrad mirror
   descent);
 - ``summed``: the increments of the gradient statistics summed, the weights
-  those sums give (FTRL's z and n; dual averaging's u and G).
+  those sums give (FTRL's z and n; dual averaging's u and G);
+- ``weighted``: each shard's weight increment weighted by its share of the G
+  (n) increment, G's (n's) increments summed, the rest derived: a
+  coordinate one shard moved takes its move, one every shard moved alike
+  their mean move.
 
 Sets: the rare 160k x 1M set (120,000 training rows), 20 Newsgroups comp vs
-rec (tf-idf), a9a and ijcnn1 (standardised). Algorithms at fixed parameters:
+rec (tf-idf), a9a and ijcnn1 (standardised), and three dense regressions
+(test R²; the regressors of the same algorithms): California housing,
+Million Song and a synthetic one of 20 correlated features. Algorithms at
+fixed parameters:
 AdaGrad mirror descent (``adagrad``: eta 0.1), AdaGrad dual averaging
 (``adagrad_da``: eta 0.1, l1 1e-5), FTRL (``ftrl``: alpha 0.1) and FTRL with
 l1 (``ftrl_l1``: alpha 0.1, l1 1); ``max_iter`` passes (1 on the rare set, 5
@@ -50,11 +57,17 @@ from pathlib import Path
 # ruff: noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import _data
 import numpy as np
 from _data import CLASSIFICATION_PANEL
-from sklearn.metrics import roc_auc_score
+from sklearn.metrics import r2_score, roc_auc_score
 
-from sk_adaprox import AdaGradClassifier, FTRLClassifier
+from sk_adaprox import (
+    AdaGradClassifier,
+    AdaGradRegressor,
+    FTRLClassifier,
+    FTRLRegressor,
+)
 from sk_adaprox._kernels.adagrad import SUM_GRAD, SUM_SQ_GRAD, da_weights_all
 from sk_adaprox._kernels.common import WEIGHT
 from sk_adaprox._kernels.ftrl import N, Z
@@ -65,6 +78,15 @@ SETS = {
     "news_comp_rec": 5,
     "a9a": 5,
     "ijcnn1": 5,
+    # Dense regressions (test R²): every shard fits every coordinate.
+    "cal_housing": 5,
+    "millionsong": 5,
+    "synthetic_regression": 5,
+}
+REGRESSION_SETS = {
+    "cal_housing": _data.cal_housing_standardized,
+    "millionsong": _data.millionsong_standardized,
+    "synthetic_regression": _data.synthetic_regression_standardized,
 }
 
 
@@ -157,6 +179,60 @@ def summed_ftrl(merge):
     return merged
 
 
+def _weighted_moves(merge, weight_slot, information_slot):
+    """The merge with each shard's weight increment weighted by its share of
+    the information slot's increment (G, n) and that slot's increments
+    summed: a coordinate one shard moved takes that shard's move, one every
+    shard moved alike takes their mean move. Other slots as ``combined``."""
+    base = merge.base
+    merged = merge.combined()
+    grown = _slot_increments(merge, information_slot)
+
+    def weighted(positions, array):
+        shard_grown = array[:, information_slot] - base[positions, information_slot]
+        move = array[:, weight_slot] - base[positions, weight_slot]
+        return np.stack([shard_grown * move, move], axis=1)
+
+    sums = merge.total(weighted)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        moves = np.where(grown > 0, sums[:, 0] / grown, sums[:, 1] / len(merge.shards))
+    merged[:, weight_slot] = base[:, weight_slot] + moves
+    merged[:, information_slot] = base[:, information_slot] + grown
+    return merged
+
+
+def weighted_mirror_descent(merge):
+    return _weighted_moves(merge, WEIGHT, SUM_SQ_GRAD)
+
+
+def weighted_dual_averaging(merge):
+    from sk_adaprox._kernels.adagrad import da_sum_grad_from_weights
+
+    steps = merge.parameters.steps()
+    mapped = merge.mapped(lambda state, t: da_weights_all(state, t, *steps))
+    merged = _weighted_moves(mapped, WEIGHT, SUM_SQ_GRAD)
+    zero = merged[:, WEIGHT] == 0.0
+    da_sum_grad_from_weights(merged, merge.t, *steps)
+    for slot in (SUM_SQ_GRAD, SUM_GRAD):
+        merged[:, slot][zero] = merge.summed(slot)[zero]
+    da_weights_all(merged, merge.t, *steps)
+    return merged
+
+
+def weighted_ftrl(merge):
+    from sk_adaprox._kernels.ftrl import z_from_weights
+
+    p = merge.parameters
+    arguments = (1.0 / p.alpha, p.beta, p.l1, p.l2)
+    merged = _weighted_moves(merge, WEIGHT, N)
+    zero = merged[:, WEIGHT] == 0.0
+    z_from_weights(merged, *arguments)
+    for slot in (N, Z):
+        merged[:, slot][zero] = merge.summed(slot)[zero]
+    ftrl_weights_all(merged, *arguments)
+    return merged
+
+
 def _mean(merge):
     base = merge.base
     change = merge.total(lambda positions, array: array - base[positions])
@@ -186,10 +262,15 @@ RULES = {
         "vw": vw,
         "delayed": delayed,
         "compensated": compensated,
+        "weighted": weighted_mirror_descent,
     },
-    "adagrad_da": {"mean": mean_dual_averaging, "summed": summed_dual_averaging},
-    "ftrl": {"mean": mean_ftrl, "summed": summed_ftrl},
-    "ftrl_l1": {"mean": mean_ftrl, "summed": summed_ftrl},
+    "adagrad_da": {
+        "mean": mean_dual_averaging,
+        "summed": summed_dual_averaging,
+        "weighted": weighted_dual_averaging,
+    },
+    "ftrl": {"mean": mean_ftrl, "summed": summed_ftrl, "weighted": weighted_ftrl},
+    "ftrl_l1": {"mean": mean_ftrl, "summed": summed_ftrl, "weighted": weighted_ftrl},
 }
 
 PARAMETERS = {
@@ -203,8 +284,13 @@ PARAMETERS = {
 }
 
 
-def model(algorithm, rule, shards, sync, passes):
+REGRESSORS = {AdaGradClassifier: AdaGradRegressor, FTRLClassifier: FTRLRegressor}
+
+
+def model(algorithm, rule, shards, sync, passes, regression=False):
     base, parameters = PARAMETERS[algorithm]
+    if regression:
+        base = REGRESSORS[base]
     estimator = base(
         max_iter=passes,
         tol=None,
@@ -228,10 +314,12 @@ def evaluate(estimator, data):
             estimator.fit(X, y)
         except ValueError:  # diverged
             return float("nan"), 0
-    scores = estimator.decision_function(X_test)
+    regression = not hasattr(estimator, "decision_function")
+    scores = (estimator.predict if regression else estimator.decision_function)(X_test)
     if not np.isfinite(scores).all():
         return float("nan"), 0
-    return float(roc_auc_score(y_test, scores)), int(np.count_nonzero(estimator.coef_))
+    metric = r2_score if regression else roc_auc_score
+    return float(metric(y_test, scores)), int(np.count_nonzero(estimator.coef_))
 
 
 def runs(options):
@@ -260,14 +348,20 @@ def main():
     results, loaded = [], {}
     for name, algorithm, rule, shards, sync in runs(options):
         if name not in loaded:
-            loaded = {name: CLASSIFICATION_PANEL[name]()}
+            loader = REGRESSION_SETS.get(name) or CLASSIFICATION_PANEL[name]
+            loaded = {name: loader()}
         started = time.perf_counter()
         estimator = model(
-            algorithm, "package" if shards is None else rule, shards, sync, SETS[name]
+            algorithm,
+            "package" if shards is None else rule,
+            shards,
+            sync,
+            SETS[name],
+            regression=name in REGRESSION_SETS,
         )
         value, nonzero = evaluate(estimator, loaded[name])
         print(
-            f"{name} {algorithm} {rule} sync={sync} k={shards} AUC {value:.4f} "
+            f"{name} {algorithm} {rule} sync={sync} k={shards} score {value:.4f} "
             f"non-zero {nonzero} {time.perf_counter() - started:.1f} s",
             flush=True,
         )
