@@ -1,0 +1,666 @@
+"""Training on a Dask cluster: one model from the rows every worker holds.
+
+:class:`DaskEstimator` wraps an sk_adaprox estimator whose algorithm has a
+merge rule (AdaGrad, FTRL). ``fit`` takes Dask arrays or DataFrames: each
+worker trains the model on the partitions it already holds, from the model
+of the last round, and the client merges the workers' states with the rule
+that merges ``shards`` on one machine (docs/training.md, "One model's rows in
+shards"). A worker receives, and sends back, the state at the features its
+rows touch only. The fitted model is an ordinary estimator
+(:meth:`DaskEstimator.to_local`).
+
+This module needs ``dask[array]`` and ``distributed`` (``pip install
+'sk-adaprox[dask]'``); the rest of sk_adaprox never imports it.
+"""
+
+import numbers
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+try:
+    import dask
+    import dask.array as da
+    from distributed import get_client, wait
+except ImportError as error:  # pragma: no cover - the [dask] extra is missing
+    raise ImportError(
+        "sk_adaprox.dask needs dask[array] and distributed: "
+        "pip install 'sk-adaprox[dask]'"
+    ) from error
+from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone, is_classifier
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import (
+    _check_sample_weight,
+    check_array,
+    check_is_fitted,
+    column_or_1d,
+)
+
+from ._kernels.common import STATUS_OK
+from ._regression import _moments, _standardized, _units_after
+from ._validation import as_kernel_csr
+
+__all__ = ["DaskEstimator", "read_svmlight", "transform_partitions"]
+
+
+@dataclass
+class _WorkerRows:
+    """The rows of the partitions one worker holds, as one CSR matrix whose
+    column indices number ``features`` (the columns they touch, sorted)."""
+
+    X: sp.csr_matrix
+    y: np.ndarray
+    sample_weight: np.ndarray
+    features: np.ndarray
+
+
+@dataclass
+class _RowsSummary:
+    """What the client needs of a worker's rows before training: their labels
+    and their count (classification), or the targets' moments (regression)."""
+
+    labels: np.ndarray | None
+    counts: np.ndarray | None
+    moments: np.ndarray | None
+
+
+def _checked_partition(index, X, y, sample_weight, n_features, classification):
+    """Partition ``index`` as CSR rows, targets and weights, checked as a local
+    ``fit`` checks them; a ValueError names the partition."""
+    try:
+        X = check_array(
+            X, accept_sparse="csr", dtype=[np.float64, np.float32], ensure_min_samples=0
+        )
+        if X.shape[1] != n_features:
+            raise ValueError(
+                f"X has {X.shape[1]} features, but the first partitions have "
+                f"{n_features}."
+            )
+        y = column_or_1d(y)
+        if not classification:
+            y = check_array(y, ensure_2d=False, dtype=np.float64, ensure_min_samples=0)
+        if y.shape[0] != X.shape[0]:
+            raise ValueError(f"X has {X.shape[0]} rows and y {y.shape[0]}.")
+        weights = np.ones(X.shape[0])
+        if sample_weight is not None:
+            weights = _check_sample_weight(
+                np.asarray(sample_weight), X, dtype=np.float64, ensure_non_negative=True
+            )
+    except ValueError as error:
+        raise ValueError(f"Partition {index} of the data: {error}") from error
+    return sp.csr_matrix(X), y, weights
+
+
+def _worker_rows(n_features, classification, *parts):
+    """``parts`` = (index, X, y, sample_weight or None) per partition, checked
+    and joined."""
+    checked = [_checked_partition(*part, n_features, classification) for part in parts]
+    X = sp.vstack([X for X, _, _ in checked], format="csr")
+    y = np.concatenate([y for _, y, _ in checked])
+    weights = np.concatenate([w for _, _, w in checked])
+    features = np.unique(X.indices).astype(np.int64)
+    local = sp.csr_matrix(
+        (X.data, np.searchsorted(features, X.indices), X.indptr),
+        shape=(X.shape[0], max(features.shape[0], 1)),
+    )
+    return _WorkerRows(as_kernel_csr(local), y, weights, features)
+
+
+def _summary(rows, classification):
+    if classification:
+        labels, counts = np.unique(rows.y, return_counts=True)
+        return _RowsSummary(labels, counts, None)
+    # The running moments a local fit computes over these rows, in their order.
+    return _RowsSummary(None, None, _moments(rows.y, rows.sample_weight, True))
+
+
+def _features(rows):
+    return rows.features
+
+
+def _train(template, shard, rows, rng):
+    """One pass of ``template``'s algorithm over a worker's rows, on
+    ``shard`` (the model's state at the rows' features): in a random order
+    drawn from ``rng`` where the estimator shuffles, as ``fit`` draws it, else
+    in the partitions' order. Returns the shard, the pass's loss sum, the rows
+    done, the status and ``rng`` after the draw."""
+    if is_classifier(template):
+        targets, row_weights = template._encode_labels(
+            rows.y, rows.sample_weight, template.classes_, False
+        )
+    else:
+        units = (template.target_offset_, template.target_scale_)
+        targets, row_weights = _standardized(rows.y, units), rows.sample_weight
+    n_rows = rows.X.shape[0]
+    order = rng.permutation(n_rows) if template.shuffle else np.arange(n_rows)
+    worker = template._for_training(shard)
+    scores = np.empty((0, shard.array.shape[2]))
+    loss_sum, rows_done, status = worker._run_pass(
+        rows.X, targets, row_weights, order, scores
+    )
+    shard.t += int(rows_done)
+    return shard, float(loss_sum), int(rows_done), int(status), rng
+
+
+def _merged_moments(moments):
+    """The weighted moments ``[weight, mean, squared deviations]`` of rows
+    split into parts (Chan, Golub & LeVeque's pairwise combination)."""
+    total, mean, deviations = 0.0, 0.0, 0.0
+    for weight, part_mean, part_deviations in moments:
+        if weight <= 0:
+            continue
+        delta = part_mean - mean
+        combined = total + weight
+        mean += delta * weight / combined
+        deviations += part_deviations + delta * delta * total * weight / combined
+        total = combined
+    return np.array([total, mean, deviations])
+
+
+def _blocks(collection, name):
+    """The row partitions of a Dask array or DataFrame (or None), as delayed
+    objects, with the collection as a Dask array or DataFrame."""
+    if collection is None:
+        return None
+    if isinstance(collection, da.Array):
+        if collection.ndim == 2 and len(collection.chunks[1]) != 1:
+            raise ValueError(
+                f"{name} must be chunked along rows only (one chunk of columns); "
+                f"got column chunks {collection.chunks[1]}. Rechunk it with "
+                f"{name}.rechunk({{1: -1}})."
+            )
+        return list(collection.to_delayed().ravel())
+    if hasattr(collection, "to_delayed") and hasattr(collection, "npartitions"):
+        return list(collection.to_delayed())  # a Dask DataFrame or Series
+    raise TypeError(
+        f"{name} must be a Dask array or DataFrame, got {type(collection).__name__}."
+    )
+
+
+class DaskEstimator(MetaEstimatorMixin, BaseEstimator):
+    """Train an sk_adaprox estimator on a Dask cluster, where the data lives.
+
+    Each round is one pass over the data: every worker trains the model, from
+    the state of the last round, on the partitions it holds (in a random
+    order), and the client merges the workers' states with the algorithm's
+    merge rule (the rule of ``shards``: each statistic gets the workers' mean
+    increment ``min(k, 2)`` times for ``k`` workers). A worker receives and
+    returns the state at the features its rows touch, so a round's traffic is
+    proportional to those, not to ``n_features``. The partitions do not move.
+
+    Parameters set to ``"auto"`` are chosen first, as ``fit`` chooses them:
+    each worker runs the candidates over its rows once, and the candidate of
+    the lowest progressive loss summed over the workers is taken.
+
+    Parameters
+    ----------
+    estimator : estimator object
+        An sk_adaprox classifier or regressor whose algorithm can be merged
+        (``AdaGradClassifier``, ``AdaGradRegressor``, ``FTRLClassifier``,
+        ``FTRLRegressor``), without ``average``. Its ``max_iter``, ``tol``
+        and ``shards`` are not used.
+    max_iter : int, default=5
+        Rounds (passes over the data).
+    client : distributed.Client, default=None
+        The client to train through; None takes the current one
+        (``distributed.get_client()``).
+    verbose : int, default=0
+        Print each round's mean progressive loss.
+
+    Attributes
+    ----------
+    estimator_ : estimator object
+        The fitted estimator (also :meth:`to_local`).
+    coef_ : ndarray
+        The fitted estimator's ``coef_``.
+    intercept_ : ndarray
+        The fitted estimator's ``intercept_``.
+    n_features_in_ : int
+        The columns of X.
+    classes_ : ndarray of shape (n_classes,)
+        The classes (classifiers).
+    n_iter_ : int
+        Rounds run.
+    round_losses_ : list of float
+        Each round's mean progressive training loss over the rows.
+    worker_partitions_ : list of list of int
+        The partitions each worker trained on (workers by address).
+    candidate_params_, candidate_losses_ : list of dict, ndarray
+        Where parameters were ``"auto"``: the candidates and their progressive
+        losses over every worker's rows (also on ``estimator_``, with
+        ``chosen_params_``).
+
+    Examples
+    --------
+    >>> import dask.array as da
+    >>> from distributed import Client, LocalCluster
+    >>> from sk_adaprox import FTRLClassifier
+    >>> from sk_adaprox.dask import DaskEstimator
+    >>> from sk_adaprox.datasets import make_rare_features
+    >>> X, y = make_rare_features(n_samples=2_000, n_features=500, random_state=0)
+    >>> cluster = LocalCluster(n_workers=1, processes=False, dashboard_address=None)
+    >>> client = Client(cluster)
+    >>> dX = da.from_array(X, chunks=(500, 500), asarray=False)
+    >>> dy = da.from_array(y, chunks=500)
+    >>> model = DaskEstimator(FTRLClassifier(random_state=0), max_iter=3)
+    >>> model.fit(dX, dy).to_local().t_
+    6000
+    >>> model.predict(dX).chunks  # lazy, one block per block of dX
+    ((500, 500, 500, 500),)
+    >>> client.close(); cluster.close()
+    """
+
+    def __init__(self, estimator, *, max_iter=5, client=None, verbose=0):
+        self.estimator = estimator
+        self.max_iter = max_iter
+        self.client = client
+        self.verbose = verbose
+
+    def fit(self, X, y, sample_weight=None):
+        """Train on Dask collections X (rows chunked, one chunk of columns;
+        blocks dense or scipy sparse; or a Dask DataFrame of numeric columns)
+        and y (and ``sample_weight``) with the same row partitions.
+
+        Returns
+        -------
+        self : object
+            The fitted wrapper.
+        """
+        self._check_parameters()
+        client = self.client or get_client()
+        classification = is_classifier(self.estimator)
+        n_features = len(X.columns) if hasattr(X, "columns") else int(X.shape[1])
+        rows = self._persisted_rows(client, X, y, sample_weight, n_features)
+        summaries = client.gather(
+            [client.submit(_summary, part, classification) for part in rows]
+        )
+        model = self._started_model(client, rows, summaries, n_features)
+        features = client.gather([client.submit(_features, part) for part in rows])
+        rngs = _row_order_generators(model.random_state, len(rows))
+        self.round_losses_ = []
+        for n_round in range(1, self.max_iter + 1):
+            self._round(client, model, rows, features, rngs, n_round)
+        model.n_iter_ = self.max_iter
+        self.estimator_ = model
+        self.n_features_in_ = n_features
+        self.n_iter_ = self.max_iter
+        if classification:
+            self.classes_ = model.classes_
+        return self
+
+    def _check_parameters(self):
+        if not isinstance(self.max_iter, numbers.Integral) or self.max_iter < 1:
+            raise ValueError(f"max_iter must be an int >= 1, got {self.max_iter!r}.")
+        reason = getattr(self.estimator, "_not_data_parallel", None)
+        if not hasattr(self.estimator, "_merge_shards") or reason is not None:
+            raise ValueError(
+                f"{type(self.estimator).__name__} cannot be trained on Dask: "
+                f"{reason or 'it is not an sk_adaprox estimator.'}"
+            )
+        if self.estimator.get_params().get("average"):
+            raise ValueError(
+                "average cannot be combined with training on Dask: the workers' "
+                "sums of iterates have no merge rule. Set average=False."
+            )
+
+    def _persisted_rows(self, client, X, y, sample_weight, n_features):
+        """One future per worker: the rows of the partitions it holds, checked
+        (bad input names its partition). The groups stay fixed for the fit:
+        a worker lost mid-fit has its group computed again elsewhere, and the
+        model is the one the fit would have given without the loss."""
+        blocks = _blocks(X, "X")
+        targets = _blocks(y, "y")
+        weights = _blocks(sample_weight, "sample_weight") or [None] * len(blocks)
+        if not (len(blocks) == len(targets) == len(weights)):
+            raise ValueError(
+                f"X, y and sample_weight must have the same row partitions; got "
+                f"{len(blocks)}, {len(targets)} and {len(weights)} partitions."
+            )
+        parts = client.compute(
+            [
+                dask.delayed(tuple)([index, block, target, weight])
+                for index, (block, target, weight) in enumerate(
+                    zip(blocks, targets, weights, strict=True)
+                )
+            ]
+        )
+        wait(parts)
+        holders = client.who_has(parts)
+        by_worker = {}
+        for index, part in enumerate(parts):
+            by_worker.setdefault(sorted(holders[part.key])[0], []).append(index)
+        held = sorted(by_worker.items(), key=lambda item: item[1][0])
+        self.worker_partitions_ = [indices for _, indices in held]
+        classification = is_classifier(self.estimator)
+        return [
+            client.submit(
+                _worker_rows,
+                n_features,
+                classification,
+                *[parts[index] for index in indices],
+                workers=[worker],
+                allow_other_workers=True,
+                pure=False,
+            )
+            for worker, indices in held
+        ]
+
+    def _started_model(self, client, rows, summaries, n_features):
+        """A new model of ``estimator``'s parameters at round 0, its ``"auto"``
+        values chosen over every worker's rows."""
+        model = clone(self.estimator)
+        model._validate_params()
+        model.n_features_in_ = n_features
+        if is_classifier(model):
+            labels = np.unique(np.concatenate([s.labels for s in summaries]))
+            if labels.shape[0] < 2:
+                raise ValueError(
+                    "The number of classes has to be greater than one; got "
+                    f"{labels.shape[0]} class"
+                )
+            self._class_weight = _global_class_weight(model.class_weight, summaries)
+            n_outputs = 1 if labels.shape[0] == 2 else labels.shape[0]
+        else:
+            n_outputs = 1
+        chosen = self._chosen(client, model, rows) if _chooses(model) else None
+        model._check_state_size(n_features, n_outputs)
+        model._start_training(n_features, n_outputs, chosen)
+        if is_classifier(model):
+            model.classes_ = labels
+        else:
+            moments = _merged_moments([s.moments for s in summaries])
+            moments = moments if model.normalize_y else None
+            model.target_offset_, model.target_scale_ = _units_after(moments)
+            model._target_moments = moments
+        if chosen is not None:
+            model.chosen_params_ = dict(chosen)
+            model.candidate_params_ = self.candidate_params_
+            model.candidate_losses_ = self.candidate_losses_
+        model._checked_parameters()
+        return model
+
+    def _chosen(self, client, model, rows):
+        """The ``"auto"`` values: each worker fits the candidates over its rows
+        for one pass; the candidate of the least progressive loss, summed over
+        the workers (each weighted by its rows), wins."""
+        probe = clone(model).set_params(max_iter=1, tol=None, shards=None, n_jobs=None)
+        fitted = client.gather(
+            [client.submit(_probe_candidates, probe, part) for part in rows]
+        )
+        totals = sum(losses * weight for _, losses, weight in fitted)
+        weight = sum(weight for *_, weight in fitted)
+        self.candidate_params_ = fitted[0][0]
+        self.candidate_losses_ = totals / weight if weight > 0 else totals
+        return dict(self.candidate_params_[int(np.argmin(totals))])
+
+    def _round(self, client, model, rows, features, rngs, n_round):
+        """One pass: every worker's rows trained apart, then merged (only once
+        every worker has returned: the client never holds a partial merge).
+        Records the round's mean progressive loss."""
+        training = model._training
+        model._pass_starting(False)
+        model._sync_parameters()
+        template = model._for_training(None)
+        if is_classifier(model):  # "balanced" as every worker's rows give it
+            template.class_weight = self._class_weight
+        futures = [
+            client.submit(_train, template, training.gather(part_features), part, rng)
+            for part, part_features, rng in zip(rows, features, rngs, strict=True)
+        ]
+        self._round_submitted(n_round, futures)
+        results = client.gather(futures)
+        if any(status != STATUS_OK for *_, status, _ in results):
+            step = model._step_size_name
+            raise ValueError(
+                f"Training diverged on a worker in round {n_round}: a score or "
+                f"update is not finite. Use a {model._smaller_steps} {step} (now "
+                f"{getattr(model, step)!r}) or scale the features (StandardScaler, "
+                "or MaxAbsScaler for sparse data)."
+            )
+        training.merge(
+            [
+                (part_features, shard)
+                for part_features, (shard, *_) in zip(features, results, strict=True)
+            ],
+            model._merge_shards,
+        )
+        training.data_passes += 1
+        rngs[:] = [rng for *_, rng in results]
+        n_rows = sum(rows_done for _, _, rows_done, _, _ in results)
+        loss = sum(loss for _, loss, _, _, _ in results) / max(n_rows, 1)
+        self.round_losses_.append(loss)
+        if self.verbose:
+            print(f"round {n_round}: mean progressive loss {loss:.6f}", flush=True)
+
+    def _round_submitted(self, n_round, futures):
+        """Called once a round's training tasks are submitted, before the
+        client waits for them (the futures, one per worker)."""
+
+    @property
+    def coef_(self):
+        return self.to_local().coef_
+
+    @property
+    def intercept_(self):
+        return self.to_local().intercept_
+
+    def to_local(self):
+        """The fitted estimator, a plain sk_adaprox model that needs no Dask."""
+        check_is_fitted(self, "estimator_")
+        return self.estimator_
+
+    def _blockwise(self, X, method):
+        check_is_fitted(self, "estimator_")
+        if hasattr(X, "to_dask_array"):
+            X = X.to_dask_array(lengths=True)
+        model = self.estimator_
+        width = None
+        if method in ("predict_proba", "predict_log_proba"):
+            width = len(model.classes_)
+        elif method == "decision_function" and model.coef_.ndim == 2:
+            width = model.coef_.shape[0] if model.coef_.shape[0] > 1 else None
+        if width is None:
+            return X.map_blocks(
+                _apply, model, method, drop_axis=1, dtype=np.float64, meta=np.empty(0)
+            )
+        return X.map_blocks(
+            _apply,
+            model,
+            method,
+            chunks=(X.chunks[0], (width,)),
+            dtype=np.float64,
+            meta=np.empty((0, 0)),
+        )
+
+    def predict(self, X):
+        """Predictions of the rows of Dask array or DataFrame X, as a lazy Dask
+        array."""
+        return self._blockwise(X, "predict")
+
+    def predict_proba(self, X):
+        """Class probabilities (classifiers), as a lazy Dask array."""
+        return self._blockwise(X, "predict_proba")
+
+    def decision_function(self, X):
+        """Scores (classifiers), as a lazy Dask array."""
+        return self._blockwise(X, "decision_function")
+
+
+def _row_order_generators(random_state, n_groups):
+    """One RandomState per worker's rows: the estimator's own for one group (so
+    that one worker draws the orders a local ``fit`` draws), else one seeded
+    from it for each."""
+    rng = check_random_state(random_state)
+    if n_groups == 1:
+        return [rng]
+    seeds = rng.randint(np.iinfo(np.int32).max, size=n_groups)
+    return [np.random.RandomState(int(seed)) for seed in seeds]
+
+
+def _apply(block, model, method):
+    return getattr(model, method)(block)
+
+
+def _chooses(model):
+    return any(value == "auto" for value in model.get_params(deep=False).values())
+
+
+def _probe_candidates(probe, rows):
+    """``fit`` of one pass of the candidates over a worker's rows: the
+    candidates, their mean progressive losses and the rows' weight."""
+    fitted = clone(probe)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        fitted.fit(rows.X, rows.y, sample_weight=rows.sample_weight)
+    losses = np.asarray(fitted.candidate_losses_, dtype=np.float64)
+    return fitted.candidate_params_, losses, float(rows.sample_weight.sum())
+
+
+def _global_class_weight(class_weight, summaries):
+    """``class_weight="balanced"`` as the dict of every worker's rows: n /
+    (n_classes * count of the class), as scikit-learn computes it."""
+    if class_weight != "balanced":
+        return class_weight
+    counts = {}
+    for summary in summaries:
+        for label, count in zip(summary.labels, summary.counts, strict=True):
+            counts[label] = counts.get(label, 0) + int(count)
+    total = sum(counts.values())
+    return {label: total / (len(counts) * count) for label, count in counts.items()}
+
+
+def read_svmlight(path, n_features, *, zero_based=False, blocksize="64MiB"):
+    """Read libsvm/svmlight files into a row-chunked Dask array of CSR blocks
+    and a Dask array of their targets, without loading them on the client:
+    each block of ``blocksize`` bytes (cut at line ends) is parsed by
+    :func:`sklearn.datasets.load_svmlight_file` where it is computed.
+
+    Parameters
+    ----------
+    path : str or list of str
+        A file, a glob pattern or a list of files (any location Dask reads).
+    n_features : int
+        The number of columns (a block cannot know the widest row of the
+        others).
+    zero_based : bool, default=False
+        Whether column indices start at 0 (libsvm's own files start at 1). It
+        cannot be guessed block by block.
+    blocksize : int or str, default="64MiB"
+        The bytes of a block.
+
+    Returns
+    -------
+    X : dask.array.Array of shape (n_samples, n_features)
+        CSR blocks (row counts unknown until computed).
+    y : dask.array.Array of shape (n_samples,)
+        The targets, with the same row chunks.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from sk_adaprox.dask import read_svmlight
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "rows.svm").write_text("1 1:0.5 3:2\\n-1 2:1\\n1 3:1\\n")
+    >>> X, y = read_svmlight(str(folder / "rows.svm"), n_features=3, blocksize=12)
+    >>> X.compute().toarray()
+    array([[0.5, 0. , 2. ],
+           [0. , 1. , 0. ],
+           [0. , 0. , 1. ]])
+    >>> y.compute()
+    array([ 1., -1.,  1.])
+    """
+    from dask.bytes import read_bytes
+
+    _, blocks = read_bytes(path, delimiter=b"\n", blocksize=blocksize)
+    parsed = [
+        dask.delayed(_parse_svmlight)(block, n_features, zero_based)
+        for file_blocks in blocks
+        for block in file_blocks
+    ]
+    X = da.concatenate(
+        [
+            da.from_delayed(
+                part[0],
+                shape=(np.nan, n_features),
+                dtype=np.float64,
+                meta=sp.csr_matrix((0, n_features)),
+            )
+            for part in parsed
+        ]
+    )
+    y = da.concatenate(
+        [da.from_delayed(part[1], shape=(np.nan,), dtype=np.float64) for part in parsed]
+    )
+    return X, y
+
+
+def _parse_svmlight(block, n_features, zero_based):
+    from io import BytesIO
+
+    from sklearn.datasets import load_svmlight_file
+
+    if not block.strip():
+        return sp.csr_matrix((0, n_features)), np.empty(0)
+    X, y = load_svmlight_file(
+        BytesIO(block), n_features=n_features, zero_based=zero_based
+    )
+    return X.tocsr(), y
+
+
+def transform_partitions(frame, transformer, n_features=None):
+    """A row-chunked Dask array of the sparse rows ``transformer`` makes of
+    each partition of a Dask DataFrame (or Series), computed where the
+    partition is: a hashing step (``HashingVectorizer``, ``FeatureHasher``,
+    any stateless transformer) ahead of :class:`DaskEstimator`.
+
+    Parameters
+    ----------
+    frame : dask.dataframe.DataFrame or Series
+        Read by ``dask.dataframe.read_csv``, ``read_parquet``, ...
+    transformer : object with ``transform``, or callable
+        Maps a pandas partition to a matrix of ``n_features`` columns.
+    n_features : int, default=None
+        The matrix's columns; None takes ``transformer.n_features``.
+
+    Returns
+    -------
+    X : dask.array.Array of shape (n_samples, n_features)
+        One block per partition, with the partitions' rows.
+
+    Examples
+    --------
+    >>> import dask.dataframe as dd
+    >>> import pandas as pd
+    >>> from sklearn.feature_extraction.text import HashingVectorizer
+    >>> from sk_adaprox.dask import transform_partitions
+    >>> texts = dd.from_pandas(pd.Series(["cheap offer", "lunch at noon"] * 4), 2)
+    >>> X = transform_partitions(texts, HashingVectorizer(n_features=2**10))
+    >>> X.compute().shape
+    (8, 1024)
+    """
+    if n_features is None:
+        n_features = getattr(transformer, "n_features", None)
+    if n_features is None:
+        raise ValueError(
+            "n_features is required where the transformer has no n_features."
+        )
+    transform = getattr(transformer, "transform", transformer)
+    return da.concatenate(
+        [
+            da.from_delayed(
+                dask.delayed(_transformed_csr)(transform, part),
+                shape=(np.nan, n_features),
+                dtype=np.float64,
+                meta=sp.csr_matrix((0, n_features)),
+            )
+            for part in frame.to_delayed()
+        ]
+    )
+
+
+def _transformed_csr(transform, part):
+    matrix = transform(part)
+    return sp.csr_matrix(matrix) if sp.issparse(matrix) else np.asarray(matrix)

@@ -1,0 +1,318 @@
+"""Training on Dask (sk_adaprox.dask) on a real LocalCluster of worker
+processes: the merge of the workers' shards, the "auto" choice, predictions as
+Dask arrays, bad input, and a worker killed between rounds."""
+
+import os
+import signal
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from dask import delayed as dask_delayed
+from sklearn.base import clone, is_classifier
+from sklearn.metrics import roc_auc_score
+
+da = pytest.importorskip("dask.array", reason="the [dask] extra is not installed")
+distributed = pytest.importorskip("distributed", reason="distributed is not installed")
+
+from sk_adaprox import (  # noqa: E402
+    AdaGradClassifier,
+    CoinBettingClassifier,
+    FTRLClassifier,
+    FTRLRegressor,
+)
+from sk_adaprox.dask import DaskEstimator, _row_order_generators  # noqa: E402
+from sk_adaprox.datasets import make_rare_features  # noqa: E402
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def client():
+    with (
+        distributed.LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        yield client
+
+
+@pytest.fixture(scope="module")
+def problem():
+    X, y = make_rare_features(n_samples=6_000, n_features=3_000, random_state=0)
+    return X[:4_000], y[:4_000], X[4_000:], y[4_000:]
+
+
+def _dask(X, y, rows_per_chunk=1_000):
+    return (
+        da.from_array(X, chunks=(rows_per_chunk, X.shape[1]), asarray=False),
+        da.from_array(y, chunks=rows_per_chunk),
+    )
+
+
+def _expected_round(estimator, X, y, fitted):
+    """One round from a zero state, computed locally: each worker's partitions
+    trained apart in the order its RandomState gives (from the estimator's
+    random_state), to be merged by the estimator's rule."""
+    groups = fitted.worker_partitions_
+    rngs = _row_order_generators(estimator.random_state, len(groups))
+    models = []
+    for partitions, rng in zip(groups, rngs, strict=True):
+        rows = np.concatenate(
+            [np.arange(p * 1_000, (p + 1) * 1_000) for p in partitions]
+        )
+        order = rng.permutation(rows.shape[0])
+        local = clone(estimator)
+        local.partial_fit(X[rows][order], y[rows][order], classes=np.unique(y))
+        models.append(local)
+    return models
+
+
+@pytest.mark.parametrize(
+    "estimator",
+    [
+        AdaGradClassifier(update="mirror_descent", eta=0.3, l1=0.0, random_state=0),
+        AdaGradClassifier(update="dual_averaging", eta=0.3, l1=0.0, random_state=0),
+        FTRLClassifier(alpha=0.1, l1=0.0, random_state=0),
+    ],
+    ids=["adagrad-md", "adagrad-da", "ftrl"],
+)
+def test_one_round_is_the_merge_of_the_workers_passes(client, problem, estimator):
+    X, y, _, _ = problem
+    dX, dy = _dask(X, y)
+    fitted = DaskEstimator(estimator, max_iter=1).fit(dX, dy)
+    model = fitted.to_local()
+    shards = _expected_round(estimator, X, y, fitted)
+    assert sorted(sum(fitted.worker_partitions_, [])) == [0, 1, 2, 3]
+    assert model.t_ == X.shape[0]
+    if len(shards) == 1:
+        np.testing.assert_array_equal(model.coef_, shards[0].coef_)
+        return
+    # Two shards from zero: their sums of gradients and squares add up.
+    slot = "sum_sq_grad_" if isinstance(estimator, AdaGradClassifier) else "n_"
+    np.testing.assert_allclose(
+        getattr(model, slot),
+        getattr(shards[0], slot) + getattr(shards[1], slot),
+        rtol=1e-12,
+        atol=1e-300,
+    )
+    # Features one worker alone touched keep that worker's weight.
+    touched = [np.abs(getattr(s, slot)).ravel() > 0 for s in shards]
+    only_first = touched[0] & ~touched[1]
+    assert only_first.any()
+    np.testing.assert_allclose(
+        model.coef_.ravel()[only_first], shards[0].coef_.ravel()[only_first], rtol=1e-9
+    )
+
+
+def test_auto_defaults_are_chosen_over_every_worker(client, problem):
+    X, y, X_test, y_test = problem
+    dX, dy = _dask(X, y)
+    fitted = DaskEstimator(AdaGradClassifier(random_state=0), max_iter=3).fit(dX, dy)
+    model = fitted.to_local()
+    assert model.chosen_params_ in fitted.candidate_params_
+    assert len(fitted.candidate_losses_) == len(fitted.candidate_params_)
+    best = fitted.candidate_params_[int(np.argmin(fitted.candidate_losses_))]
+    assert model.chosen_params_ == best
+    assert model.get_params()["eta"] == "auto"
+    serial = AdaGradClassifier(max_iter=3, tol=None, random_state=0).fit(X, y)
+    auc = roc_auc_score(y_test, model.decision_function(X_test))
+    serial_auc = roc_auc_score(y_test, serial.decision_function(X_test))
+    assert auc > serial_auc - 0.01
+
+
+def test_predictions_are_lazy_dask_arrays_equal_to_the_local_model(client, problem):
+    X, y, X_test, _ = problem
+    dX, dy = _dask(X, y)
+    fitted = DaskEstimator(FTRLClassifier(alpha=0.1), max_iter=2)
+    fitted.fit(dX, dy)
+    dX_test = da.from_array(X_test, chunks=(700, X.shape[1]), asarray=False)
+    for method in ("predict", "predict_proba", "decision_function"):
+        lazy = getattr(fitted, method)(dX_test)
+        assert isinstance(lazy, da.Array)
+        np.testing.assert_array_equal(
+            lazy.compute(), getattr(fitted.to_local(), method)(X_test)
+        )
+
+
+def test_sparse_regression_with_sample_weight(client):
+    # Sparse rows: the merge rule of two shards (their increments summed) is
+    # sound where the workers' rows touch different features. Dense rows,
+    # where every worker fits every coordinate, overshoot (docs/training.md).
+    rng = np.random.default_rng(0)
+    X = sp.random(6_000, 2_000, density=0.01, random_state=0, format="csr")
+    X.data = rng.standard_normal(X.data.shape[0])
+    y = 5.0 + X @ rng.normal(size=2_000) + 0.1 * rng.normal(size=6_000)
+    weights = rng.uniform(0.5, 2.0, size=6_000)
+    train = slice(0, 4_000)
+    dX, dy = _dask(X[train], y[train])
+    dw = da.from_array(weights[train], chunks=1_000)
+    fitted = DaskEstimator(FTRLRegressor(random_state=0), max_iter=10)
+    model = fitted.fit(dX, dy, dw).to_local()
+    mean = np.average(y[train], weights=weights[train])
+    assert model.target_offset_ == pytest.approx(mean, rel=1e-12)
+    serial = FTRLRegressor(max_iter=10, tol=None).fit(
+        X[train], y[train], sample_weight=weights[train]
+    )
+    test = slice(4_000, None)
+    assert model.score(X[test], y[test]) > serial.score(X[test], y[test]) - 0.02
+
+
+def test_refuses_what_cannot_be_merged_and_bad_input(client, problem):
+    X, y, _, _ = problem
+    dX, dy = _dask(X, y)
+    with pytest.raises(ValueError, match="cannot be trained on Dask"):
+        DaskEstimator(CoinBettingClassifier()).fit(dX, dy)
+    with pytest.raises(ValueError, match="average"):
+        DaskEstimator(AdaGradClassifier(average=True)).fit(dX, dy)
+    with pytest.raises(ValueError, match="max_iter"):
+        DaskEstimator(AdaGradClassifier(), max_iter=0).fit(dX, dy)
+    with pytest.raises(TypeError, match="Dask array or DataFrame"):
+        DaskEstimator(AdaGradClassifier()).fit(X, dy)
+    column_chunks = da.from_array(X.toarray(), chunks=(1_000, 1_000))
+    with pytest.raises(ValueError, match="chunked along rows only"):
+        DaskEstimator(AdaGradClassifier()).fit(column_chunks, dy)
+    with pytest.raises(ValueError, match="same row partitions"):
+        DaskEstimator(AdaGradClassifier()).fit(dX, da.from_array(y, chunks=2_000))
+
+
+def test_divergence_raises_a_clear_error(client):
+    X = sp.csr_matrix(np.full((400, 3), 1e200))
+    y = np.tile([0, 1], 200)
+    dX, dy = _dask(X, y, rows_per_chunk=100)
+    with pytest.raises(ValueError, match="diverged on a worker"):
+        DaskEstimator(AdaGradClassifier(eta=1e300, l1=0.0), max_iter=1).fit(dX, dy)
+
+
+class _KillsAWorkerMidRound(DaskEstimator):
+    """Kills the process of one worker (SIGKILL; its nanny starts a new one)
+    once round 2's training tasks are submitted: Dask computes the lost rows
+    and tasks again."""
+
+    def _round_submitted(self, n_round, futures):
+        if n_round == 2:
+            client = distributed.get_client()
+            pids = client.run(os.getpid)
+            os.kill(pids[sorted(pids)[0]], signal.SIGKILL)
+
+
+def _cluster(n_workers):
+    return distributed.LocalCluster(
+        n_workers=n_workers,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=None,
+    )
+
+
+def test_a_worker_killed_mid_round_gives_the_model_of_no_fault(problem):
+    X, y, _, _ = problem
+    estimator = FTRLClassifier(alpha=0.1, l1=0.0, random_state=0)
+    with _cluster(2) as cluster, distributed.Client(cluster) as client:
+        dX, dy = client.persist(list(_dask(X, y)))
+        expected = DaskEstimator(estimator, max_iter=3).fit(dX, dy)
+        fitted = _KillsAWorkerMidRound(estimator, max_iter=3).fit(dX, dy)
+    assert fitted.worker_partitions_ == expected.worker_partitions_
+    assert len(fitted.worker_partitions_) == 2
+    model = fitted.to_local()
+    assert model.t_ == 3 * X.shape[0]
+    np.testing.assert_array_equal(model.coef_, expected.to_local().coef_)
+    np.testing.assert_array_equal(model.intercept_, expected.to_local().intercept_)
+
+
+@pytest.mark.parametrize(
+    "estimator",
+    [
+        AdaGradClassifier(eta=0.3, l1=1e-4, random_state=0),
+        FTRLClassifier(alpha=0.1, l1=0.1, random_state=0),
+        FTRLRegressor(alpha=0.1, random_state=0),
+    ],
+    ids=["adagrad", "ftrl", "ftrl-regressor"],
+)
+def test_one_worker_reproduces_local_training_bit_for_bit(problem, estimator):
+    X, y, _, _ = problem
+    if not is_classifier(estimator):
+        y = X @ np.linspace(-1.0, 1.0, X.shape[1]) + 3.0
+    with _cluster(1) as cluster, distributed.Client(cluster):
+        fitted = DaskEstimator(estimator, max_iter=3).fit(*_dask(X, y))
+    local = clone(estimator).set_params(max_iter=3, tol=None).fit(X, y)
+    model = fitted.to_local()
+    assert model.t_ == local.t_
+    np.testing.assert_array_equal(model.coef_, local.coef_)
+    np.testing.assert_array_equal(model.intercept_, local.intercept_)
+
+
+def test_dataframe_input_and_bad_partitions_name_the_partition(client):
+    pd = pytest.importorskip("pandas")
+    dd = pytest.importorskip("dask.dataframe")
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(2_000, 5))
+    y = (X[:, 0] - X[:, 1] > 0).astype(int)
+    frame = dd.from_pandas(pd.DataFrame(X, columns=list("abcde")), npartitions=4)
+    labels = dd.from_pandas(pd.Series(y), npartitions=4)
+    estimator = AdaGradClassifier(eta=0.3, l1=0.0, random_state=0)
+    fitted = DaskEstimator(estimator, max_iter=3).fit(frame, labels)
+    assert fitted.to_local().n_features_in_ == 5
+    proba = fitted.predict_proba(frame).compute()
+    np.testing.assert_allclose(proba, fitted.to_local().predict_proba(X), rtol=1e-12)
+    assert roc_auc_score(y, proba[:, 1]) > 0.95
+
+    X_nan = X.copy()
+    X_nan[1_700, 2] = np.nan  # in partition 3 of 4 (rows 1,500-1,999)
+    dX_nan = da.from_array(X_nan, chunks=(500, 5))
+    dy = da.from_array(y, chunks=500)
+    with pytest.raises(ValueError, match=r"Partition 3 of the data: .*NaN"):
+        DaskEstimator(estimator).fit(dX_nan, dy)
+    narrow = da.concatenate(
+        [
+            da.from_array(X[:1_000], chunks=(500, 5)),
+            da.from_delayed(
+                dask_delayed(lambda: X[1_000:, :4])(), shape=(1_000, 5), dtype=float
+            ),
+        ]
+    )
+    with pytest.raises(ValueError, match=r"Partition 2 of the data: X has 4 features"):
+        DaskEstimator(estimator).fit(narrow, da.from_array(y, chunks=(500, 500, 1_000)))
+
+
+def test_svmlight_files_are_read_where_the_blocks_are(client, tmp_path, problem):
+    from sklearn.datasets import dump_svmlight_file
+
+    from sk_adaprox.dask import read_svmlight
+
+    X, y, _, _ = problem
+    path = tmp_path / "train.svm"
+    dump_svmlight_file(X, y, str(path), zero_based=False)
+    dX, dy = read_svmlight(str(path), X.shape[1], blocksize=20_000)
+    assert dX.numblocks[0] > 3  # blocks of 20 kB, cut at line ends
+    blocks = dX.compute()
+    np.testing.assert_array_equal(blocks.toarray(), X.toarray())
+    np.testing.assert_array_equal(dy.compute(), y)
+    fitted = DaskEstimator(FTRLClassifier(random_state=0), max_iter=2).fit(dX, dy)
+    assert fitted.to_local().t_ == 2 * X.shape[0]
+
+
+def test_text_hashed_per_partition(client):
+    pd = pytest.importorskip("pandas")
+    dd = pytest.importorskip("dask.dataframe")
+    from sklearn.feature_extraction.text import HashingVectorizer
+
+    from sk_adaprox.dask import transform_partitions
+
+    words = np.array(["spam offer", "win cash now", "meeting at noon", "lunch today"])
+    texts = pd.Series(words[np.arange(400) % 4])
+    frame = dd.from_pandas(texts, npartitions=4)
+    labels = dd.from_pandas(pd.Series((np.arange(400) % 4 < 2).astype(int)), 4)
+    hasher = HashingVectorizer(n_features=2**12)
+    X = transform_partitions(frame, hasher)
+    assert X.shape[1] == 2**12
+    np.testing.assert_array_equal(
+        X.compute().toarray(), hasher.transform(texts).toarray()
+    )
+    fitted = DaskEstimator(AdaGradClassifier(random_state=0), max_iter=2)
+    fitted.fit(X, labels.to_dask_array())
+    assert (fitted.predict(X).compute() == labels.compute().to_numpy()).all()
