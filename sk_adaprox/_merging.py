@@ -32,6 +32,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._kernels.shards import add_increments
+
 # The mean increment is taken this many times at most (module docstring).
 _MERGE_STEP = 2.0
 
@@ -102,8 +104,21 @@ class ShardMerge:
                 change *= step
             change += base
             return change
-        change = self.total(lambda positions, array: array - rows_at(base, positions))
-        return base + change * step
+        return base + self.increments() * step
+
+    def increments(self):
+        """The sum of the shards' increments over ``base``, every slot (a
+        shard that did not touch a row adds nothing there); compiled, made
+        once per merge."""
+        if getattr(self, "_increments", None) is None:
+            total = np.zeros_like(self.base)
+            for positions, array in self.shards:
+                if isinstance(positions, slice):
+                    total[positions] += array - self.base[positions]
+                else:
+                    add_increments(total, self.base, positions, array)
+            self._increments = total
+        return self._increments
 
     def step(self):
         """How many times the mean increment is taken: ``min(k, 2) / k`` of
@@ -115,10 +130,7 @@ class ShardMerge:
         """``slot`` of ``base`` plus every shard's increment of it (where
         weights stay at zero, dual averaging's u and FTRL's z are sums of
         gradients alone, and the shards' sums add up as serially)."""
-        base = self.base
-        return base[:, slot] + self.total(
-            lambda positions, array: array[:, slot] - rows_at(base, positions)[:, slot]
-        )
+        return self.base[:, slot] + self.increments()[:, slot]
 
     def mapped(self, convert):
         """The merge with ``convert(array, t)`` applied to a copy of ``base``

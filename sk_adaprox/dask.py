@@ -40,6 +40,7 @@ from sklearn.utils.validation import (
 )
 
 from ._kernels.common import STATUS_OK
+from ._kernels.shards import compact_rows
 from ._regression import _moments, _standardized, _units_after
 from ._validation import as_kernel_csr
 
@@ -49,7 +50,8 @@ __all__ = ["DaskEstimator", "read_svmlight", "transform_partitions"]
 @dataclass
 class _WorkerRows:
     """The rows of the partitions one worker holds, as one CSR matrix whose
-    column indices number ``features`` (the columns they touch, sorted)."""
+    column indices number ``features`` (the columns they touch, in order of
+    first appearance)."""
 
     X: sp.csr_matrix
     y: np.ndarray
@@ -101,12 +103,21 @@ def _worker_rows(n_features, classification, *parts):
     X = sp.vstack([X for X, _, _ in checked], format="csr")
     y = np.concatenate([y for _, y, _ in checked])
     weights = np.concatenate([w for _, _, w in checked])
-    features = np.unique(X.indices).astype(np.int64)
-    local = sp.csr_matrix(
-        (X.data, np.searchsorted(features, X.indices), X.indptr),
-        shape=(X.shape[0], max(features.shape[0], 1)),
+    # The features numbered in order of first appearance, in O(non-zeros).
+    touched = np.empty(min(X.indices.shape[0], n_features), dtype=np.int64)
+    local_indices = np.empty_like(X.indices)
+    n_touched = compact_rows(
+        X.indices,
+        X.indptr,
+        np.arange(X.shape[0]),
+        np.full(n_features, -1, dtype=np.int64),
+        local_indices,
+        touched,
     )
-    return _WorkerRows(as_kernel_csr(local), y, weights, features)
+    local = sp.csr_matrix(
+        (X.data, local_indices, X.indptr), shape=(X.shape[0], max(n_touched, 1))
+    )
+    return _WorkerRows(as_kernel_csr(local), y, weights, touched[:n_touched].copy())
 
 
 def _summary(rows, classification):
@@ -307,10 +318,12 @@ class DaskEstimator(MetaEstimatorMixin, BaseEstimator):
             )
 
     def _persisted_rows(self, client, X, y, sample_weight, n_features):
-        """One future per worker: the rows of the partitions it holds, checked
-        (bad input names its partition). The groups stay fixed for the fit:
-        a worker lost mid-fit has its group computed again elsewhere, and the
-        model is the one the fit would have given without the loss."""
+        """One future per worker: the rows of the partitions it holds (a
+        worker holding more than its share of the bytes passes partitions to
+        the others, once: :func:`_balanced_groups`), checked (bad input names
+        its partition). The groups stay fixed for the fit: a worker lost
+        mid-fit has its group computed again elsewhere, and the model is the
+        one the fit would have given without the loss."""
         blocks = _blocks(X, "X")
         targets = _blocks(y, "y")
         weights = _blocks(sample_weight, "sample_weight") or [None] * len(blocks)
@@ -328,11 +341,7 @@ class DaskEstimator(MetaEstimatorMixin, BaseEstimator):
             ]
         )
         wait(parts)
-        holders = client.who_has(parts)
-        by_worker = {}
-        for index, part in enumerate(parts):
-            by_worker.setdefault(sorted(holders[part.key])[0], []).append(index)
-        held = sorted(by_worker.items(), key=lambda item: item[1][0])
+        held = _balanced_groups(client, parts)
         self.worker_partitions_ = [indices for _, indices in held]
         classification = is_classifier(self.estimator)
         return [
@@ -365,7 +374,8 @@ class DaskEstimator(MetaEstimatorMixin, BaseEstimator):
             n_outputs = 1 if labels.shape[0] == 2 else labels.shape[0]
         else:
             n_outputs = 1
-        chosen = self._chosen(client, model, rows) if _chooses(model) else None
+        chooses = model._candidates(n_features, n_outputs) is not None
+        chosen = self._chosen(client, model, rows) if chooses else None
         model._check_state_size(n_features, n_outputs)
         model._start_training(n_features, n_outputs, chosen)
         if is_classifier(model):
@@ -489,6 +499,33 @@ class DaskEstimator(MetaEstimatorMixin, BaseEstimator):
         return self._blockwise(X, "decision_function")
 
 
+def _balanced_groups(client, parts):
+    """``(worker, partition indices)`` for each worker that trains: each
+    partition stays on a worker that holds it while that worker has less
+    than its share of the bytes (with 5 % to spare); the others go, once, to
+    the worker with the fewest bytes. Sorted by first partition."""
+    holders = client.who_has(parts)
+    sizes = client.nbytes([part.key for part in parts], summary=False)
+    workers = sorted(client.scheduler_info()["workers"])
+    share = 1.05 * sum(sizes.values()) / len(workers)
+    load = dict.fromkeys(workers, 0)
+    groups = {worker: [] for worker in workers}
+    moved = []
+    for index, part in enumerate(parts):
+        holder = sorted(holders[part.key])[0]
+        if holder in load and load[holder] + sizes[part.key] <= share:
+            groups[holder].append(index)
+            load[holder] += sizes[part.key]
+        else:
+            moved.append(index)
+    for index in moved:
+        worker = min(workers, key=lambda name: (load[name], name))
+        groups[worker].append(index)
+        load[worker] += sizes[parts[index].key]
+    held = [(worker, sorted(indices)) for worker, indices in groups.items() if indices]
+    return sorted(held, key=lambda item: item[1][0])
+
+
 def _row_order_generators(random_state, n_groups):
     """One RandomState per worker's rows: the estimator's own for one group (so
     that one worker draws the orders a local ``fit`` draws), else one seeded
@@ -502,10 +539,6 @@ def _row_order_generators(random_state, n_groups):
 
 def _apply(block, model, method):
     return getattr(model, method)(block)
-
-
-def _chooses(model):
-    return any(value == "auto" for value in model.get_params(deep=False).values())
 
 
 def _probe_candidates(probe, rows):

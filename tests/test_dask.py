@@ -38,6 +38,7 @@ def client():
         ) as cluster,
         distributed.Client(cluster) as client,
     ):
+        client.wait_for_workers(2)
         yield client
 
 
@@ -213,6 +214,7 @@ def test_a_worker_killed_mid_round_gives_the_model_of_no_fault(problem):
     X, y, _, _ = problem
     estimator = FTRLClassifier(alpha=0.1, l1=0.0, random_state=0)
     with _cluster(2) as cluster, distributed.Client(cluster) as client:
+        client.wait_for_workers(2)
         dX, dy = client.persist(list(_dask(X, y)))
         expected = DaskEstimator(estimator, max_iter=3).fit(dX, dy)
         fitted = _KillsAWorkerMidRound(estimator, max_iter=3).fit(dX, dy)
@@ -316,3 +318,25 @@ def test_text_hashed_per_partition(client):
     fitted = DaskEstimator(AdaGradClassifier(random_state=0), max_iter=2)
     fitted.fit(X, labels.to_dask_array())
     assert (fitted.predict(X).compute() == labels.compute().to_numpy()).all()
+
+
+def test_the_plain_estimators_work_inside_dask_ml_wrappers(client, problem):
+    wrappers = pytest.importorskip(
+        "dask_ml.wrappers", reason="dask-ml is not installed (README's test command)"
+    )
+    X, y, X_test, _ = problem
+    dX, dy = _dask(X, y)
+    estimator = FTRLClassifier(alpha=0.1, random_state=0)
+    incremental = wrappers.Incremental(clone(estimator), shuffle_blocks=False)
+    incremental.fit(dX, dy, classes=np.array([0, 1]))
+    # Incremental is partial_fit over the blocks, one after the other.
+    local = clone(estimator)
+    for start in range(0, X.shape[0], 1_000):
+        rows = slice(start, start + 1_000)
+        local.partial_fit(X[rows], y[rows], classes=np.array([0, 1]))
+    np.testing.assert_array_equal(incremental.estimator_.coef_, local.coef_)
+    post_fit = wrappers.ParallelPostFit(local)
+    dX_test = da.from_array(X_test, chunks=(500, X.shape[1]), asarray=False)
+    np.testing.assert_array_equal(
+        post_fit.predict_proba(dX_test).compute(), local.predict_proba(X_test)
+    )

@@ -33,3 +33,15 @@ def compact_rows(indices, indptr, rows, feature_map, local_indices, touched):
     for q in range(n_touched):
         feature_map[touched[q]] = -1
     return n_touched
+
+
+@jit
+def add_increments(total, base, positions, array):
+    """Add a shard's increments to ``total``: ``total[positions[q]] +=
+    array[q] - base[positions[q]]`` for every row q of the shard's
+    ``array`` (each position once), slot by slot and output by output."""
+    for q in range(positions.shape[0]):
+        row = positions[q]
+        for s in range(array.shape[1]):
+            for k in range(array.shape[2]):
+                total[row, s, k] += array[q, s, k] - base[row, s, k]
