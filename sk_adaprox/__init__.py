@@ -12,6 +12,7 @@ from ._coin import CoinBettingClassifier, CoinBettingRegressor
 from ._ftrl import FTRLClassifier, FTRLRegressor
 from ._ons import ONSClassifier, ONSRegressor
 from ._progressive import progressive_val_predict, progressive_val_score
+from .hashing import HashingEncoder
 
 try:
     __version__ = version("sk-adaprox")
@@ -25,6 +26,7 @@ __all__ = [
     "CoinBettingRegressor",
     "FTRLClassifier",
     "FTRLRegressor",
+    "HashingEncoder",
     "ONSClassifier",
     "ONSRegressor",
     "__version__",

@@ -3,7 +3,9 @@
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.metrics import roc_auc_score
 
+from sk_adaprox import FTRLClassifier, HashingEncoder
 from sk_adaprox.datasets import make_click_log
 
 
@@ -41,6 +43,24 @@ def test_as_array_and_default_cardinalities():
     assert X.shape == (20_000, 8) and X.dtype == object
     distinct = [len(set(X[:, c].tolist()) - {None}) for c in range(6)]
     assert distinct[0] == 10 and distinct == sorted(distinct)
+
+
+@pytest.mark.slow  # fits two models on 60,000 rows
+def test_crossing_the_interacting_pairs_improves_the_model():
+    X, y, pairs = make_click_log(
+        60_000, n_values=50, random_state=0, return_interactions=True
+    )
+    assert len(pairs) == 3 and all(a != b for a, b in pairs)
+    train, test = slice(0, 45_000), slice(45_000, None)
+    aucs = {}
+    for name, crosses in (("plain", None), ("crossed", pairs)):
+        encoder = HashingEncoder(crosses=crosses)
+        model = FTRLClassifier(random_state=0).fit(
+            encoder.transform(X[train]), y[train]
+        )
+        scores = model.decision_function(encoder.transform(X[test]))
+        aucs[name] = roc_auc_score(y[test], scores)
+    assert aucs["crossed"] > aucs["plain"] + 0.03, aucs
 
 
 @pytest.mark.parametrize(
