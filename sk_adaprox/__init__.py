@@ -10,6 +10,7 @@ from importlib.metadata import PackageNotFoundError, version
 from ._adagrad import AdaGradClassifier, AdaGradRegressor
 from ._coin import CoinBettingClassifier, CoinBettingRegressor
 from ._ftrl import FTRLClassifier, FTRLRegressor
+from ._hash_explain import explain_hashed_weights
 from ._ons import ONSClassifier, ONSRegressor
 from ._progressive import progressive_val_predict, progressive_val_score
 from .hashing import HashingEncoder
@@ -30,6 +31,7 @@ __all__ = [
     "ONSClassifier",
     "ONSRegressor",
     "__version__",
+    "explain_hashed_weights",
     "progressive_val_predict",
     "progressive_val_score",
 ]

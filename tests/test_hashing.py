@@ -19,7 +19,7 @@ from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import make_pipeline
 from sklearn.utils import murmurhash3_32
 
-from sk_adaprox import FTRLClassifier, HashingEncoder
+from sk_adaprox import FTRLClassifier, HashingEncoder, explain_hashed_weights
 from sk_adaprox._column_keys import hash_bytes
 from sk_adaprox._kernels.hashing import murmur3_int64
 from sk_adaprox.datasets import make_click_log
@@ -439,3 +439,30 @@ def test_pipeline_partial_fit_stream_and_grid_search():
         cv=3,
     ).fit(X, y)
     assert search.best_params_["hashingencoder__crosses"] == pairs
+
+
+# ------------------------------------------------------------- explain weights
+def test_explain_names_the_values_behind_the_largest_weights():
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(
+        {
+            "site": rng.choice(["a", "b", "c", "d"], 2000),
+            "hour": rng.integers(0, 24, 2000),
+        }
+    )
+    y = ((X["site"] == "c") & (X["hour"] == 5)).astype(int).to_numpy()
+    encoder = HashingEncoder(n_features=2**18, crosses=[("site", "hour")])
+    model = FTRLClassifier(l1=1.0, random_state=0).fit(encoder.transform(X), y)
+    top = explain_hashed_weights(encoder, model, X, n_top=3)
+    assert top[0].weight == model.coef_[0, top[0].slot] > 0
+    assert top[0].sources[0][0] == "site=c & hour=5"
+    assert top[0].sources[0][1] == int(y.sum())
+    assert abs(top[0].weight) >= abs(top[1].weight) >= abs(top[2].weight)
+
+
+def test_explain_checks_the_model_matches_the_encoder():
+    model = FTRLClassifier().fit(sp.csr_matrix(np.eye(4)), [0, 1, 0, 1])
+    with pytest.raises(ValueError, match="hashes into"):
+        explain_hashed_weights(HashingEncoder(), model, pandas_frame())
+    with pytest.raises(TypeError, match="no coef_"):
+        explain_hashed_weights(HashingEncoder(), object(), pandas_frame())
