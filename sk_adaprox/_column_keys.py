@@ -78,7 +78,7 @@ def _array_keys(array, target, name):
         values = array.view(np.int64)
         valid = ~np.isnat(array)
         hash_int_rows(values, valid, *target.arguments())
-    else:
+    elif not _arrow_keys_of_objects(array, target, name):
         try:
             codes, uniques = _factorize(array)
         except TypeError as error:  # unhashable values
@@ -88,6 +88,29 @@ def _array_keys(array, target, name):
             ) from error
         unique_keys = unique_value_keys(uniques, target.seed, name)
         gather_codes(codes, unique_keys, *target.arguments()[1:])
+
+
+def _arrow_keys_of_objects(array, target, name):
+    """Hash Python objects through pyarrow's conversion when pyarrow is there and
+    they are of one type it converts (str, bytes, numbers): a C++ loop, several
+    times faster than numbering them. Returns whether it did."""
+    try:
+        import pyarrow as pa
+    except ImportError:
+        return False
+    try:
+        converted = pa.array(array, from_pandas=True)
+    except (pa.ArrowException, TypeError, ValueError):
+        return False  # mixed types: numbered instead
+    if pa.types.is_null(converted.type) or not (
+        pa.types.is_string(converted.type)
+        or pa.types.is_large_string(converted.type)
+        or pa.types.is_binary(converted.type)
+        or pa.types.is_large_binary(converted.type)
+    ):
+        return False
+    _arrow_keys(converted, target, name)
+    return True
 
 
 def _factorize(values):
