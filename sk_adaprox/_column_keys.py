@@ -11,18 +11,49 @@ import numbers
 
 import numpy as np
 
-from ._kernels.hashing import (
-    gather_codes,
-    hash_float_rows,
-    hash_int_rows,
-    hash_utf8_rows,
-    murmur3_int64,
-)
+from ._kernels import hashing as _kernels
+from ._kernels.hashing import murmur3_int64
 
 # The key of a missing value hashes this byte: no UTF-8 string and no 8-byte
 # number has this layout.
 MISSING_BYTES = np.frombuffer(b"\xff", dtype=np.uint8)
 _NO_FLAGS = np.empty(0, dtype=np.bool_)
+
+
+def _frozen(array, dtype):
+    """``array`` as a read-only C-contiguous array of ``dtype`` (a view where it
+    already is one): every input reaches a kernel in one type, so each kernel
+    compiles once whatever the column's buffers are."""
+    array = np.ascontiguousarray(array, dtype=dtype)
+    view = array.view()
+    view.flags.writeable = False
+    return view
+
+
+def hash_utf8_rows(data, offsets, valid, *arguments):
+    _kernels.hash_utf8_rows(
+        _frozen(data, np.uint8),
+        _frozen(offsets, np.int64),
+        _frozen(valid, np.bool_),
+        *arguments,
+    )
+
+
+def hash_int_rows(values, valid, *arguments):
+    _kernels.hash_int_rows(
+        _frozen(values, np.int64), _frozen(valid, np.bool_), *arguments
+    )
+
+
+def hash_float_rows(values, *arguments):
+    values = _frozen(values, np.float64)
+    _kernels.hash_float_rows(values, values.view(np.int64), *arguments)
+
+
+def gather_codes(codes, unique_keys, *arguments):
+    _kernels.gather_codes(
+        _frozen(codes, np.int64), _frozen(unique_keys, np.uint32), *arguments
+    )
 
 
 def hash_bytes(payload, seed):
@@ -73,7 +104,7 @@ def _array_keys(array, target, name):
         hash_int_rows(values, _NO_FLAGS, *target.arguments())
     elif kind == "f":
         values = array.astype(np.float64, copy=False)
-        hash_float_rows(values, values.view(np.int64), *target.arguments())
+        hash_float_rows(values, *target.arguments())
     elif kind in "Mm":
         values = array.view(np.int64)
         valid = ~np.isnat(array)
@@ -160,7 +191,7 @@ def _value_key(value, seed, name):
     if isinstance(value, numbers.Real):
         x = np.array([float(value)])
         keys, present = np.empty(1, np.uint32), np.empty(1, np.bool_)
-        hash_float_rows(x, x.view(np.int64), seed, 0, False, keys, present)
+        hash_float_rows(x, seed, 0, False, keys, present)
         return int(keys[0])
     raise TypeError(
         f"Column {name!r} holds a {type(value).__name__} ({value!r}); HashingEncoder "
@@ -252,7 +283,7 @@ def _arrow_keys(column, target, name):
         hash_utf8_rows(data, offsets, valid, *target.arguments())
     elif pa.types.is_floating(kind) or pa.types.is_decimal(kind):
         values = column.cast(pa.float64()).to_numpy(zero_copy_only=False)
-        hash_float_rows(values, values.view(np.int64), *target.arguments())
+        hash_float_rows(values, *target.arguments())
     elif pa.types.is_null(kind):
         hash_int_rows(
             np.zeros(len(column), np.int64),

@@ -9,11 +9,11 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._column_keys import KeyTarget, hash_bytes, write_column_keys
+from ._column_keys import KeyTarget, hash_bytes, hash_int_rows, write_column_keys
 from ._frames import float_values, is_arrow_table, is_pandas_frame, is_polars_frame
 from ._frames import read_frame as _read_frame
 from ._hash_plan import EDGES, LOG2, VALUE, HashPlan, check_numeric_dict
-from ._kernels.hashing import fill_rows, hash_int_rows
+from ._kernels.hashing import fill_rows
 
 __all__ = ["HashingEncoder"]
 

@@ -21,6 +21,7 @@ from sklearn.utils import murmurhash3_32
 
 from sk_adaprox import FTRLClassifier, HashingEncoder, explain_hashed_weights
 from sk_adaprox._column_keys import hash_bytes
+from sk_adaprox._kernels import hashing as hashing_kernels
 from sk_adaprox._kernels.hashing import murmur3_int64
 from sk_adaprox.datasets import make_click_log
 
@@ -219,6 +220,19 @@ def test_every_table_type_gives_the_literal_implementations_matrix(kind):
     categorical = HashingEncoder(n_features=2**16, numeric_columns=[])
     expected = reference_transform(rows, NAMES, n_features=2**16)
     assert_same_matrix(categorical.transform(table), expected)
+
+
+def test_each_column_kernel_compiles_once_whatever_the_buffers():
+    # Inputs reach the kernels read-only, contiguous and of one dtype each.
+    for table in _tables().values():
+        HashingEncoder(numeric_columns=[]).transform(table)
+    for kernel in (
+        "hash_utf8_rows",
+        "hash_int_rows",
+        "hash_float_rows",
+        "gather_codes",
+    ):
+        assert len(getattr(hashing_kernels, kernel).signatures) == 1, kernel
 
 
 @pytest.mark.parametrize(

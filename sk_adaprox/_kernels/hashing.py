@@ -208,22 +208,33 @@ def _new_block(keys, values):
     )
 
 
+_SHELL_GAPS = (701, 301, 132, 57, 23, 10, 4, 1)  # Ciura's
+
+
 @jit
 def _sorted(items, n, out):
     """``items[:n]`` (distinct) in increasing order, in ``out[:n]``. A short row
     is sorted by counting each item's rank: n**2 comparisons without branches,
-    which beat insertion sort's moves up to rows of about 64 entries."""
-    if n > 64:
-        for p in range(n):
-            out[p] = items[p]
-        out[:n].sort()
+    which beat insertion sort's moves up to rows of about 64 entries; a longer
+    one by Shell sort (NumPy's sort would add a second of first-call compile)."""
+    if n <= 64:
+        for k in range(n):
+            item = items[k]
+            rank = 0
+            for j in range(n):
+                rank += items[j] < item
+            out[rank] = item
         return
-    for k in range(n):
-        item = items[k]
-        rank = 0
-        for j in range(n):
-            rank += items[j] < item
-        out[rank] = item
+    for p in range(n):
+        out[p] = items[p]
+    for gap in _SHELL_GAPS:
+        for p in range(gap, n):
+            item = out[p]
+            q = p
+            while q >= gap and out[q - gap] > item:
+                out[q] = out[q - gap]
+                q -= gap
+            out[q] = item
 
 
 @jit
