@@ -313,6 +313,18 @@ def test_a_column_of_unique_values():
     assert np.all(Xt.data == 1.0)
 
 
+@pytest.mark.parametrize("n_features", [2**16, 2**18, 100_003])
+def test_the_colliding_fraction_is_the_documented_one(n_features):
+    # docs/hashing.md: of k distinct keys, 1 - (1 - 1/n)**(k - 1) share a column.
+    k = 50_000
+    values = pd.DataFrame({"id": np.arange(k)})
+    columns = HashingEncoder(n_features=n_features).transform(values).indices
+    counts = np.bincount(columns, minlength=n_features)
+    colliding = np.sum(counts[counts > 1]) / k
+    expected = 1 - (1 - 1 / n_features) ** (k - 1)
+    assert abs(colliding - expected) < 0.01, (colliding, expected)
+
+
 @pytest.mark.parametrize("make", [pandas_frame, lambda: pa.table(pandas_frame())])
 def test_an_empty_frame_gives_an_empty_matrix(make):
     empty = make().slice(0, 0) if isinstance(make(), pa.Table) else make().iloc[:0]
