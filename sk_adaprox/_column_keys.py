@@ -8,6 +8,7 @@ a compiled pass; values that are Python objects are first numbered
 """
 
 import numbers
+import sys
 
 import numpy as np
 
@@ -18,9 +19,10 @@ from ._kernels.hashing import murmur3_int64
 # number has this layout.
 MISSING_BYTES = np.frombuffer(b"\xff", dtype=np.uint8)
 _NO_FLAGS = np.empty(0, dtype=np.bool_)
+_NO_WORDS = np.empty(0, dtype=np.uint32)
 
 
-def _frozen(array, dtype):
+def frozen(array, dtype):
     """``array`` as a read-only C-contiguous array of ``dtype`` (a view where it
     already is one): every input reaches a kernel in one type, so each kernel
     compiles once whatever the column's buffers are."""
@@ -30,29 +32,39 @@ def _frozen(array, dtype):
     return view
 
 
+def _words(data):
+    """``data`` (uint8) read as little-endian uint32 words where that is a view
+    (a little-endian machine, an address a multiple of 4), else empty."""
+    if sys.byteorder != "little" or data.ctypes.data % 4:
+        return _NO_WORDS
+    return data[: data.shape[0] // 4 * 4].view(np.uint32)
+
+
 def hash_utf8_rows(data, offsets, valid, *arguments):
+    data = frozen(data, np.uint8)
     _kernels.hash_utf8_rows(
-        _frozen(data, np.uint8),
-        _frozen(offsets, np.int64),
-        _frozen(valid, np.bool_),
+        data,
+        frozen(_words(data), np.uint32),
+        frozen(offsets, np.int64),
+        frozen(valid, np.bool_),
         *arguments,
     )
 
 
 def hash_int_rows(values, valid, *arguments):
     _kernels.hash_int_rows(
-        _frozen(values, np.int64), _frozen(valid, np.bool_), *arguments
+        frozen(values, np.int64), frozen(valid, np.bool_), *arguments
     )
 
 
 def hash_float_rows(values, *arguments):
-    values = _frozen(values, np.float64)
+    values = frozen(values, np.float64)
     _kernels.hash_float_rows(values, values.view(np.int64), *arguments)
 
 
 def gather_codes(codes, unique_keys, *arguments):
     _kernels.gather_codes(
-        _frozen(codes, np.int64), _frozen(unique_keys, np.uint32), *arguments
+        frozen(codes, np.int64), frozen(unique_keys, np.uint32), *arguments
     )
 
 

@@ -9,11 +9,17 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._column_keys import KeyTarget, hash_bytes, hash_int_rows, write_column_keys
+from ._column_keys import (
+    KeyTarget,
+    frozen,
+    hash_bytes,
+    hash_int_rows,
+    write_column_keys,
+)
 from ._frames import float_values, is_arrow_table, is_pandas_frame, is_polars_frame
 from ._frames import read_frame as _read_frame
 from ._hash_plan import EDGES, LOG2, VALUE, HashPlan, check_numeric_dict
-from ._kernels.hashing import fill_rows
+from ._kernels.hashing import fill_rows, log2_bins
 
 __all__ = ["HashingEncoder"]
 
@@ -367,10 +373,9 @@ def bin_numbers(x, edges):
     if edges is not None:
         bins = np.searchsorted(edges, x, side="right")
         return np.where(np.isnan(x), 0, bins).astype(np.int64)
-    with np.errstate(invalid="ignore"):
-        magnitude = np.floor(np.log2(1.0 + np.abs(x)))
-    magnitude = np.where(np.isfinite(magnitude), magnitude, 1025.0)
-    return np.where(np.isnan(x), 0, np.sign(x) * magnitude).astype(np.int64)
+    bins = np.empty(x.shape[0], dtype=np.int64)
+    log2_bins(frozen(x, np.float64), bins)
+    return bins
 
 
 def _quantile_edges(x, n_bins):
