@@ -216,19 +216,29 @@ def _pandas_keys(series, target, name):
 
     dtype = series.dtype
     if isinstance(dtype, pd.CategoricalDtype):
-        categories = series.cat.categories
-        unique_keys = np.empty(len(categories), dtype=np.uint32)
-        unique_present = np.empty(len(categories), dtype=np.bool_)
-        inner = KeyTarget(unique_keys, unique_present, target.seed, False)
-        write_column_keys(_unwrapped(categories.to_series()), inner, name)
-        codes = series.cat.codes.to_numpy()
-        gather_codes(codes, unique_keys, *target.arguments()[1:])
+        categories = _unwrapped(series.cat.categories.to_series())
+        _dictionary_keys(series.cat.codes.to_numpy(), categories, target, name)
     elif _arrow_backed(dtype):
         import pyarrow as pa
 
         _arrow_keys(pa.array(series.array), target, name)
     else:
         _array_keys(_unwrapped(series), target, name)
+
+
+def _dictionary_keys(codes, dictionary, target, name):
+    """Keys of dictionary-encoded values: each distinct value hashed once, then
+    gathered by code (a negative code, or a code of a missing value, is
+    missing)."""
+    unique_keys = np.empty(len(dictionary), dtype=np.uint32)
+    unique_present = np.empty(len(dictionary), dtype=np.bool_)
+    write_column_keys(
+        dictionary, KeyTarget(unique_keys, unique_present, target.seed, True), name
+    )
+    codes = np.asarray(codes, dtype=np.int64)
+    if not unique_present.all():
+        codes = np.where((codes >= 0) & unique_present[np.maximum(codes, 0)], codes, -1)
+    gather_codes(codes, unique_keys, *target.arguments()[1:])
 
 
 def _arrow_backed(dtype):
@@ -261,19 +271,21 @@ def _arrow_keys(column, target, name):
             _arrow_keys(chunk, target.rows(start, start + len(chunk)), name)
             start += len(chunk)
         return
-    kind = column.type
-    if pa.types.is_dictionary(kind):
-        dictionary = column.dictionary
-        unique_keys = np.empty(len(dictionary), dtype=np.uint32)
-        inner = KeyTarget(unique_keys, np.empty(len(dictionary), np.bool_), 0, False)
-        inner.seed = target.seed
-        _arrow_keys(dictionary, inner, name)
-        codes = column.indices.fill_null(0).to_numpy(zero_copy_only=False)
-        codes = codes.astype(np.int64)
+    if pa.types.is_dictionary(column.type):
+        codes = column.indices.fill_null(0)
+        codes = codes.to_numpy(zero_copy_only=False).astype(np.int64)
         if column.null_count:
             codes[~column.is_valid().to_numpy(zero_copy_only=False)] = -1
-        gather_codes(codes, unique_keys, *target.arguments()[1:])
-        return
+        _dictionary_keys(codes, column.dictionary, target, name)
+    else:
+        _arrow_buffer_keys(column, target, name)
+
+
+def _arrow_buffer_keys(column, target, name):
+    """Keys of an Arrow array of strings, bytes or numbers, from its buffers."""
+    import pyarrow as pa
+
+    kind = column.type
     valid = _NO_FLAGS
     if column.null_count:
         valid = column.is_valid().to_numpy(zero_copy_only=False)
@@ -305,6 +317,6 @@ def _arrow_keys(column, target, name):
     else:  # integers, booleans, dates and times: their int64 value
         try:
             values = column.cast(pa.int64()).fill_null(0).to_numpy()
-        except pa.ArrowInvalid as error:
+        except pa.ArrowException as error:
             raise TypeError(f"Column {name!r}: cannot hash {kind} values.") from error
         hash_int_rows(values, valid, *target.arguments())

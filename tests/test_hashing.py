@@ -304,6 +304,20 @@ def test_missing_values_are_skipped_or_hashed():
     assert hashed[1, missing_a] == 1 and hashed[2, missing_a] == 1
 
 
+def test_a_null_in_an_arrow_dictionary_is_a_missing_value():
+    column = pa.DictionaryArray.from_arrays(
+        pa.array([0, 1, None, 0], pa.int32()), pa.array(["a", None])
+    )
+    table = pa.table({"site": column})
+    rows = [["a"], [None], [None], ["a"]]
+    for missing in ("skip", "hash"):
+        encoder = HashingEncoder(n_features=2**12, missing=missing)
+        expected = reference_transform(
+            rows, ["site"], n_features=2**12, missing=missing
+        )
+        assert_same_matrix(encoder.transform(table), expected)
+
+
 def test_a_column_of_unique_values():
     values = [f"user{i}" for i in range(5000)]
     Xt = HashingEncoder(n_features=2**24).transform(pd.DataFrame({"id": values}))
