@@ -10,6 +10,8 @@ import numpy as np
 from ._frames import is_float_column
 
 CATEGORY, VALUE, LOG2, EDGES = "category", "value", "log2", "edges"
+# A row's entries are numbered in 16 bits while they are sorted.
+MAX_ENTRIES = 2**16 - 1
 
 
 class HashPlan:
@@ -40,6 +42,13 @@ class HashPlan:
                 self.edges[name] = edges
         self.weights = _column_weights(encoder.column_weights, self.names)
         self.parts = _cross_parts(encoder.crosses, self.names)
+        n_entries = len(self.names) + self.parts.shape[0]
+        if n_entries > MAX_ENTRIES:
+            raise ValueError(
+                f"{len(self.names)} columns and {self.parts.shape[0]} crosses make "
+                f"{n_entries} entries per row; HashingEncoder takes at most "
+                f"{MAX_ENTRIES}."
+            )
 
     def value_rows(self):
         """Row of each ``"value"`` column in the values array, -1 for the others."""

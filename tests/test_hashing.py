@@ -392,6 +392,13 @@ def test_bad_input_says_what_is_wrong():
         encoder.transform(np.empty((3, 0)))
 
 
+def test_more_than_65535_entries_per_row_is_an_error():
+    X = pd.DataFrame(np.zeros((1, 400), dtype=np.int64)).add_prefix("c")
+    group = list(X.columns)
+    with pytest.raises(ValueError, match="at most 65535"):
+        HashingEncoder(crosses=[(group, group)]).transform(X)
+
+
 def test_after_fit_the_columns_must_be_fits():
     encoder = HashingEncoder().fit(pandas_frame())
     with pytest.raises(ValueError, match="feature names"):
