@@ -19,7 +19,7 @@ from ._column_keys import (
 from ._frames import float_values, is_arrow_table, is_pandas_frame, is_polars_frame
 from ._frames import read_frame as _read_frame
 from ._hash_plan import EDGES, LOG2, VALUE, HashPlan, check_numeric_dict
-from ._kernels.hashing import fill_rows, log2_bins
+from ._kernels.hashing import fill_rows, log2_bins, value_column_rows
 
 __all__ = ["HashingEncoder"]
 
@@ -291,7 +291,7 @@ class HashingEncoder(TransformerMixin, BaseEstimator):
             seed = self.column_seed(name)
             target = KeyTarget(keys[c], present[c], seed, skip)
             if mode == VALUE:
-                values[value_rows[c]] = _value_keys(frame.column(name), target, name)
+                _value_keys(frame.column(name), target, values[value_rows[c]], name)
             elif mode in (LOG2, EDGES):
                 x = float_values(frame.column(name), name)
                 bins = bin_numbers(x, plan.edges.get(name))
@@ -355,17 +355,13 @@ def _as_validated(X):
     return np.asarray(X) if not hasattr(X, "shape") else X
 
 
-def _value_keys(column, target, name):
+def _value_keys(column, target, values, name):
     """Keys of a numeric column read by value (``c``, and the missing key where
-    the value is NaN); returns the values, 1 where missing."""
-    x = float_values(column, name)
-    if np.isinf(x).any():
+    the value is NaN) into ``target``, its values (1 where missing) into
+    ``values``."""
+    x = frozen(float_values(column, name), np.float64)
+    if value_column_rows(x, *target.arguments(), values):
         raise ValueError(f"Column {name!r} has infinite values.")
-    missing = np.isnan(x)
-    target.keys[:] = target.seed
-    target.keys[missing] = target.missing_key
-    target.present[:] = ~missing if target.skip else True
-    return np.where(missing, 1.0, x)
 
 
 def bin_numbers(x, edges):

@@ -459,7 +459,7 @@ def test_another_process_hashes_a_batch_into_the_same_columns(tmp_path):
 
 
 def test_partitions_hashed_by_a_plain_function_are_the_frame_hashed():
-    # What Dask's map_partitions does: the same function on each partition.
+    # What a Dask DataFrame's partitions get: a pickled copy of the same function.
     X, _ = make_click_log(1000, random_state=0)
     encoder = HashingEncoder(crosses=[("C1", "C4")])
     hash_partition = pickle.loads(pickle.dumps(encoder)).transform

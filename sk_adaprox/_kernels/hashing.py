@@ -358,3 +358,24 @@ def log2_bins(x, bins):
         else:
             magnitude = np.int64(np.floor(np.log2(1.0 + abs(value))))
             bins[i] = magnitude if value >= 0 else -magnitude
+
+
+@jit
+def value_column_rows(x, seed, missing_key, skip, keys, present, values):
+    """A numeric column read by value: key ``seed`` (the column's hash) and
+    value x; NaN is missing (its key, the value 1). Returns how many values are
+    infinite."""
+    infinite = 0
+    for i in range(x.shape[0]):
+        value = x[i]
+        if np.isnan(value):
+            keys[i] = missing_key
+            present[i] = not skip
+            values[i] = 1.0
+        else:
+            keys[i] = seed
+            present[i] = True
+            values[i] = value
+            if np.isinf(value):
+                infinite += 1
+    return infinite
