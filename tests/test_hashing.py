@@ -263,6 +263,16 @@ def test_string_arrays_name_their_columns_x0_x1(array):
     assert_same_matrix(HashingEncoder(n_features=2**12).transform(array), expected)
 
 
+def test_an_object_column_of_mixed_types_hashes_each_by_its_own_layout():
+    values = ["a", 1, 2.0, 2.5, True, None, b"a", np.int16(-7), float("nan"), "a"]
+    array = np.array(values, dtype=object).reshape(-1, 1)
+    expected = reference_transform([[v] for v in values], ["x0"], n_features=2**12)
+    assert_same_matrix(HashingEncoder(n_features=2**12).transform(array), expected)
+    # True is the integer 1: the same column
+    Xt = HashingEncoder(n_features=2**12).transform(array)
+    assert Xt[1].indices.tolist() == Xt[4].indices.tolist()
+
+
 @pytest.mark.parametrize("dtype", [np.int8, np.uint16, np.int32, np.int64, np.bool_])
 def test_integer_arrays_hash_their_int64_values(dtype):
     array = np.array([[1, 0], [0, 1], [1, 1]], dtype=dtype)
