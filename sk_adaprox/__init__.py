@@ -10,8 +10,10 @@ from importlib.metadata import PackageNotFoundError, version
 from ._adagrad import AdaGradClassifier, AdaGradRegressor
 from ._coin import CoinBettingClassifier, CoinBettingRegressor
 from ._ftrl import FTRLClassifier, FTRLRegressor
+from ._hash_explain import explain_hashed_weights
 from ._ons import ONSClassifier, ONSRegressor
 from ._progressive import progressive_val_predict, progressive_val_score
+from .hashing import HashingEncoder
 
 try:
     __version__ = version("sk-adaprox")
@@ -25,9 +27,11 @@ __all__ = [
     "CoinBettingRegressor",
     "FTRLClassifier",
     "FTRLRegressor",
+    "HashingEncoder",
     "ONSClassifier",
     "ONSRegressor",
     "__version__",
+    "explain_hashed_weights",
     "progressive_val_predict",
     "progressive_val_score",
 ]

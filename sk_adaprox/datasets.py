@@ -1,8 +1,12 @@
-"""Datasets: a synthetic "rare features" generator and a bundled text corpus.
+"""Datasets: synthetic "rare features" and click-log generators and a bundled text
+corpus.
 
 * :func:`make_rare_features` draws large sparse binary classification problems
   from the sparse-data model of Duchi, Hazan and Singer (2011), in which rarely
   occurring features are the informative ones ("needles in a haystack").
+* :func:`make_click_log` draws a click log (categorical and count columns,
+  clicks from a logistic model with interactions), a stand-in for Criteo's or
+  Avazu's logs;
 * :func:`load_sms_spam` loads the SMS Spam Collection bundled with the package.
 """
 
@@ -14,9 +18,10 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import Bunch, check_random_state
 
+from ._click_log import make_click_log
 from ._typing import FloatArray, NDArray, RandomStateLike
 
-__all__ = ["make_rare_features", "load_sms_spam"]
+__all__ = ["make_rare_features", "make_click_log", "load_sms_spam"]
 
 # Features at least this frequent (p_i >= _DENSE_P) are drawn as Bernoulli
 # indicators, a block of columns at a time: the work is proportional to their
