@@ -217,7 +217,8 @@ class DaskEstimator(MetaEstimatorMixin, BaseEstimator):
         Rounds (passes over the data).
     client : distributed.Client, default=None
         The client to train through; None takes the current one
-        (``distributed.get_client()``).
+        (``distributed.get_client()``). A clone shares it; a pickled wrapper
+        drops it.
     verbose : int, default=0
         Print each round's mean progressive loss.
 
@@ -269,6 +270,19 @@ class DaskEstimator(MetaEstimatorMixin, BaseEstimator):
         self.max_iter = max_iter
         self.client = client
         self.verbose = verbose
+
+    def __sklearn_clone__(self):
+        # scikit-learn's clone deep-copies parameters, and a Client cannot be
+        # copied: the clone shares it (and gets a clone of the estimator).
+        params = self.get_params(deep=False)
+        params["estimator"] = clone(self.estimator)
+        return type(self)(**params)
+
+    def __getstate__(self):
+        # A pickled wrapper (joblib.dump, say) leaves its client behind.
+        state = dict(self.__dict__)
+        state["client"] = None
+        return state
 
     def fit(self, X, y, sample_weight=None):
         """Train on Dask collections X (rows chunked, one chunk of columns;

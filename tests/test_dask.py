@@ -340,3 +340,38 @@ def test_the_plain_estimators_work_inside_dask_ml_wrappers(client, problem):
     np.testing.assert_array_equal(
         post_fit.predict_proba(dX_test).compute(), local.predict_proba(X_test)
     )
+
+
+def test_hashing_encoder_per_partition_gives_the_whole_frames_columns(client):
+    dd = pytest.importorskip("dask.dataframe")
+    from sk_adaprox import HashingEncoder
+    from sk_adaprox.dask import transform_partitions
+    from sk_adaprox.datasets import make_click_log
+
+    frame, clicks = make_click_log(4_000, as_frame=True, random_state=0)
+    encoder = HashingEncoder(
+        n_features=2**14, crosses=[(frame.columns[0], frame.columns[1])]
+    )
+    X = transform_partitions(dd.from_pandas(frame, npartitions=4), encoder)
+    whole = encoder.transform(frame)
+    assert (X.compute() != whole).nnz == 0
+    fitted = DaskEstimator(FTRLClassifier(random_state=0), max_iter=2)
+    fitted.fit(X, da.from_array(np.asarray(clicks), chunks=(1_000,)))
+    assert fitted.to_local().n_features_in_ == 2**14
+
+
+def test_clone_shares_the_client_and_pickling_drops_it(client, problem):
+    import pickle
+
+    wrapper = DaskEstimator(FTRLClassifier(alpha=0.2), max_iter=2, client=client)
+    copy = clone(wrapper)
+    assert copy.client is client
+    assert copy.estimator is not wrapper.estimator
+    assert copy.estimator.get_params() == wrapper.estimator.get_params()
+    X, y, X_test, _ = problem
+    copy.fit(*_dask(X, y))
+    restored = pickle.loads(pickle.dumps(copy))
+    assert restored.client is None
+    np.testing.assert_array_equal(
+        restored.to_local().predict_proba(X_test), copy.to_local().predict_proba(X_test)
+    )
