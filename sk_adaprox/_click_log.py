@@ -2,6 +2,7 @@
 few count columns, and clicks drawn from a logistic model with interactions."""
 
 import numbers
+from typing import Any
 
 import numpy as np
 from sklearn.utils import check_random_state
@@ -73,7 +74,7 @@ def make_click_log(
     as_frame: bool = True,
     return_interactions: bool = False,
     random_state: RandomStateLike = None,
-):
+) -> tuple[Any, NDArray] | tuple[Any, NDArray, list]:
     r"""Generate a click log: categorical and count columns, and clicks.
 
     A stand-in for public click logs such as Criteo's or Avazu's (not shipped

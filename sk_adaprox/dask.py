@@ -33,7 +33,6 @@ from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone, is_classifier
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import (
-    _check_sample_weight,
     check_array,
     check_is_fitted,
     column_or_1d,
@@ -42,6 +41,7 @@ from sklearn.utils.validation import (
 from ._kernels.common import STATUS_OK
 from ._kernels.shards import compact_rows
 from ._regression import _moments, _standardized, _units_after
+from ._shards import _MERGE_COST_IN_NONZEROS, _MERGE_SHARE
 from ._validation import as_kernel_csr
 
 __all__ = ["DaskEstimator", "read_svmlight", "transform_partitions"]
@@ -62,11 +62,15 @@ class _WorkerRows:
 @dataclass
 class _RowsSummary:
     """What the client needs of a worker's rows before training: their labels
-    and their count (classification), or the targets' moments (regression)."""
+    and their count (classification), or the targets' moments (regression);
+    their rows, non-zeros and summed weight."""
 
     labels: np.ndarray | None
     counts: np.ndarray | None
     moments: np.ndarray | None
+    n_rows: int
+    nonzeros: int
+    weight: float
 
 
 def _checked_partition(index, X, y, sample_weight, n_features, classification):
@@ -88,9 +92,16 @@ def _checked_partition(index, X, y, sample_weight, n_features, classification):
             raise ValueError(f"X has {X.shape[0]} rows and y {y.shape[0]}.")
         weights = np.ones(X.shape[0])
         if sample_weight is not None:
-            weights = _check_sample_weight(
-                np.asarray(sample_weight), X, dtype=np.float64, ensure_non_negative=True
-            )
+            # A partition's weights may all be zero; the fit checks their sum.
+            weights = check_array(
+                sample_weight, ensure_2d=False, dtype=np.float64, ensure_min_samples=0
+            ).ravel()
+            if weights.shape[0] != X.shape[0]:
+                raise ValueError(
+                    f"sample_weight has {weights.shape[0]} rows and X {X.shape[0]}."
+                )
+            if (weights < 0).any():
+                raise ValueError("Negative values in data passed to sample_weight")
     except ValueError as error:
         raise ValueError(f"Partition {index} of the data: {error}") from error
     return sp.csr_matrix(X), y, weights
@@ -121,11 +132,13 @@ def _worker_rows(n_features, classification, *parts):
 
 
 def _summary(rows, classification):
+    sizes = (rows.X.shape[0], rows.X.nnz, float(rows.sample_weight.sum()))
     if classification:
         labels, counts = np.unique(rows.y, return_counts=True)
-        return _RowsSummary(labels, counts, None)
+        return _RowsSummary(labels, counts, None, *sizes)
     # The running moments a local fit computes over these rows, in their order.
-    return _RowsSummary(None, None, _moments(rows.y, rows.sample_weight, True))
+    moments = _moments(rows.y, rows.sample_weight, True)
+    return _RowsSummary(None, None, moments, *sizes)
 
 
 def _features(rows):
@@ -162,6 +175,9 @@ def _merged_moments(moments):
     total, mean, deviations = 0.0, 0.0, 0.0
     for weight, part_mean, part_deviations in moments:
         if weight <= 0:
+            continue
+        if total == 0:  # as it is: one part's moments are those of a local fit
+            total, mean, deviations = weight, part_mean, part_deviations
             continue
         delta = part_mean - mean
         combined = total + weight
@@ -211,8 +227,10 @@ class DaskEstimator(MetaEstimatorMixin, BaseEstimator):
     estimator : estimator object
         An sk_adaprox classifier or regressor whose algorithm can be merged
         (``AdaGradClassifier``, ``AdaGradRegressor``, ``FTRLClassifier``,
-        ``FTRLRegressor``), without ``average``. Its ``max_iter``, ``tol``
-        and ``shards`` are not used.
+        ``FTRLRegressor``), without ``average``. Its ``max_iter``, ``tol``,
+        ``early_stopping``, ``warm_start``, ``shards``, ``sync_rows`` and
+        ``n_jobs`` are not used: each ``fit`` trains a new model for
+        ``max_iter`` rounds of this wrapper (no ``partial_fit``).
     max_iter : int, default=5
         Rounds (passes over the data).
     client : distributed.Client, default=None
@@ -302,7 +320,16 @@ class DaskEstimator(MetaEstimatorMixin, BaseEstimator):
         summaries = client.gather(
             [client.submit(_summary, part, classification) for part in rows]
         )
+        if sum(summary.weight for summary in summaries) <= 0:
+            raise ValueError(
+                "Sample weights must contain at least one non-zero number."
+            )
+        _warn_if_dense(summaries, n_features)
         model = self._started_model(client, rows, summaries, n_features)
+        if hasattr(X, "columns"):
+            model.feature_names_in_ = self.feature_names_in_ = np.asarray(
+                [str(column) for column in X.columns], dtype=object
+            )
         features = client.gather([client.submit(_features, part) for part in rows])
         rngs = _row_order_generators(model.random_state, len(rows))
         self.round_losses_ = []
@@ -389,7 +416,7 @@ class DaskEstimator(MetaEstimatorMixin, BaseEstimator):
         else:
             n_outputs = 1
         chooses = model._candidates(n_features, n_outputs) is not None
-        chosen = self._chosen(client, model, rows) if chooses else None
+        chosen = self._chosen(client, model, rows, summaries) if chooses else None
         model._check_state_size(n_features, n_outputs)
         model._start_training(n_features, n_outputs, chosen)
         if is_classifier(model):
@@ -406,13 +433,30 @@ class DaskEstimator(MetaEstimatorMixin, BaseEstimator):
         model._checked_parameters()
         return model
 
-    def _chosen(self, client, model, rows):
+    def _chosen(self, client, model, rows, summaries):
         """The ``"auto"`` values: each worker fits the candidates over its rows
         for one pass; the candidate of the least progressive loss, summed over
-        the workers (each weighted by its rows), wins."""
+        the workers (each weighted by its rows), wins. A classifier's
+        candidates are compared on the workers whose rows hold every class,
+        with the class weights of every worker's rows."""
         probe = clone(model).set_params(max_iter=1, tol=None, shards=None, n_jobs=None)
+        probed = rows
+        if is_classifier(model):
+            probe.set_params(class_weight=self._class_weight)
+            every = np.unique(np.concatenate([s.labels for s in summaries]))
+            probed = [
+                part
+                for part, summary in zip(rows, summaries, strict=True)
+                if summary.labels.shape[0] == every.shape[0]
+            ]
+            if not probed:
+                raise ValueError(
+                    "The parameters set to 'auto' are chosen on each worker's rows, "
+                    "and no worker holds rows of every class. Set them (eta, l1, "
+                    "alpha, ...) or spread the classes over the partitions."
+                )
         fitted = client.gather(
-            [client.submit(_probe_candidates, probe, part) for part in rows]
+            [client.submit(_probe_candidates, probe, part) for part in probed]
         )
         totals = sum(losses * weight for _, losses, weight in fitted)
         weight = sum(weight for *_, weight in fitted)
@@ -477,26 +521,38 @@ class DaskEstimator(MetaEstimatorMixin, BaseEstimator):
         return self.estimator_
 
     def _blockwise(self, X, method):
+        """``method`` of the fitted model on each block (or partition) of X,
+        as a lazy Dask array."""
         check_is_fitted(self, "estimator_")
-        if hasattr(X, "to_dask_array"):
-            X = X.to_dask_array(lengths=True)
         model = self.estimator_
-        width = None
+        width, dtype = None, np.float64
         if method in ("predict_proba", "predict_log_proba"):
             width = len(model.classes_)
         elif method == "decision_function" and model.coef_.ndim == 2:
             width = model.coef_.shape[0] if model.coef_.shape[0] > 1 else None
+        elif method == "predict" and is_classifier(model):
+            dtype = model.classes_.dtype
+        meta = np.empty((0,) if width is None else (0, 0), dtype=dtype)
+        if not isinstance(X, da.Array):  # a Dask DataFrame: by partition, lazily
+            shape = (np.nan,) if width is None else (np.nan, width)
+            return da.concatenate(
+                [
+                    da.from_delayed(
+                        dask.delayed(_apply)(part, model, method),
+                        shape=shape,
+                        dtype=dtype,
+                        meta=meta,
+                    )
+                    for part in _blocks(X, "X")
+                ]
+            )
         if width is None:
             return X.map_blocks(
-                _apply, model, method, drop_axis=1, dtype=np.float64, meta=np.empty(0)
+                _apply, model, method, drop_axis=1, dtype=dtype, meta=meta
             )
+        chunks = (X.chunks[0], (width,))
         return X.map_blocks(
-            _apply,
-            model,
-            method,
-            chunks=(X.chunks[0], (width,)),
-            dtype=np.float64,
-            meta=np.empty((0, 0)),
+            _apply, model, method, chunks=chunks, dtype=dtype, meta=meta
         )
 
     def predict(self, X):
@@ -511,6 +567,27 @@ class DaskEstimator(MetaEstimatorMixin, BaseEstimator):
     def decision_function(self, X):
         """Scores (classifiers), as a lazy Dask array."""
         return self._blockwise(X, "decision_function")
+
+
+def _warn_if_dense(summaries, n_features):
+    """Warn where local training in shards would merge more often than once
+    per pass (``sync_rows="auto"``): rows dense enough that every worker
+    fits every coordinate, which merges once per pass can overshoot."""
+    if len(summaries) < 2:
+        return
+    rows = sum(summary.n_rows for summary in summaries)
+    per_row = max(sum(summary.nonzeros for summary in summaries) / max(rows, 1), 1.0)
+    interval = _MERGE_COST_IN_NONZEROS / _MERGE_SHARE * n_features / per_row
+    if interval < min(summary.n_rows for summary in summaries):
+        warnings.warn(
+            f"The rows are dense ({per_row:.0f} non-zeros of {n_features} "
+            "features): every worker fits every coordinate, and one merge per "
+            "round (a pass) can overshoot them (docs/training.md, 'One model's "
+            "rows in shards'). Check the model against a local fit on a sample, "
+            "or train locally with shards and sync_rows='auto'.",
+            UserWarning,
+            stacklevel=3,
+        )
 
 
 def _balanced_groups(client, parts):

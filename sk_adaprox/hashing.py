@@ -1,10 +1,13 @@
 """Hashing tables of categorical and numeric columns, with feature crosses, into
 the sparse matrices the online learners take (docs/hashing.md)."""
 
+from collections.abc import Mapping, Sequence
 from numbers import Integral
+from typing import Any, Self
 
 import numpy as np
 import scipy.sparse as sp
+from numpy.typing import ArrayLike, DTypeLike, NDArray
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -152,18 +155,18 @@ class HashingEncoder(TransformerMixin, BaseEstimator):
 
     def __init__(
         self,
-        n_features=2**20,
+        n_features: int = 2**20,
         *,
-        numeric_columns="auto",
-        numeric="value",
-        n_bins=16,
-        crosses=None,
-        missing="skip",
-        column_weights=None,
-        alternate_sign=False,
-        seed=0,
-        dtype=np.float64,
-    ):
+        numeric_columns: str | Sequence[str] = "auto",
+        numeric: str | ArrayLike | Mapping[str, ArrayLike] = "value",
+        n_bins: int = 16,
+        crosses: Sequence[Sequence[str | Sequence[str]]] | None = None,
+        missing: str = "skip",
+        column_weights: Mapping[str, float] | None = None,
+        alternate_sign: bool = False,
+        seed: int = 0,
+        dtype: DTypeLike = np.float64,
+    ) -> None:
         self.n_features = n_features
         self.numeric_columns = numeric_columns
         self.numeric = numeric
@@ -188,7 +191,7 @@ class HashingEncoder(TransformerMixin, BaseEstimator):
     def _learns_edges(self):
         return isinstance(self.numeric, str) and self.numeric == "quantile"
 
-    def fit(self, X, y=None):
+    def fit(self, X: Any, y: Any = None) -> Self:
         """Check the parameters against X's columns; learn quantile bin edges.
 
         Parameters
@@ -224,7 +227,7 @@ class HashingEncoder(TransformerMixin, BaseEstimator):
             }
         return self
 
-    def transform(self, X):
+    def transform(self, X: Any) -> sp.csr_matrix:
         """Hash the rows of X.
 
         Parameters
@@ -256,7 +259,7 @@ class HashingEncoder(TransformerMixin, BaseEstimator):
         check_numeric_dict(self.numeric, frame.names)
         return frame, plan, *self._column_keys(frame, plan)
 
-    def get_feature_names_out(self, input_features=None):
+    def get_feature_names_out(self, input_features: Any = None) -> NDArray:
         """Names of the output columns: ``hash_0``, ``hash_1``, ...
 
         Parameters

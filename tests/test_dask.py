@@ -375,3 +375,63 @@ def test_clone_shares_the_client_and_pickling_drops_it(client, problem):
     np.testing.assert_array_equal(
         restored.to_local().predict_proba(X_test), copy.to_local().predict_proba(X_test)
     )
+
+
+def test_auto_choice_needs_a_worker_with_every_class_and_says_so(client):
+    rng = np.random.default_rng(0)
+    X = sp.random(2_000, 300, density=0.05, format="csr", random_state=0)
+    y = np.repeat([0, 1], 1_000)  # partition 0 holds class 0, partition 1 class 1
+    dX, dy = _dask(X, y)
+    fitted = DaskEstimator(FTRLClassifier(alpha=0.1, l1=0.0), max_iter=1)
+    fitted.fit(dX, dy)  # fixed parameters: nothing to choose
+    if len(fitted.worker_partitions_) == 2:
+        with pytest.raises(ValueError, match="no worker holds rows of every class"):
+            DaskEstimator(FTRLClassifier(), max_iter=1).fit(dX, dy)
+    shuffled = rng.permutation(2_000)
+    chosen = DaskEstimator(FTRLClassifier(random_state=0), max_iter=1)
+    chosen.fit(*_dask(X[shuffled], y[shuffled]))
+    assert chosen.to_local().chosen_params_ in chosen.candidate_params_
+
+
+def test_a_partition_of_zero_weights_is_data_and_all_zero_is_refused(client, problem):
+    X, y, _, _ = problem
+    weights = np.ones(X.shape[0])
+    weights[:1_000] = 0.0  # partition 0
+    dX, dy = _dask(X, y)
+    estimator = FTRLClassifier(alpha=0.1, l1=0.0, random_state=0)
+    fitted = DaskEstimator(estimator, max_iter=1)
+    fitted.fit(dX, dy, da.from_array(weights, chunks=1_000))
+    assert np.isfinite(fitted.to_local().coef_).all()
+    with pytest.raises(ValueError, match="at least one non-zero"):
+        DaskEstimator(estimator).fit(dX, dy, da.zeros(X.shape[0], chunks=1_000))
+    weights[2_500] = -1.0  # in partition 2
+    negative = da.from_array(weights, chunks=1_000)
+    with pytest.raises(ValueError, match="Partition 2 of the data: Negative"):
+        DaskEstimator(estimator).fit(dX, dy, negative)
+
+
+def test_dense_rows_on_several_workers_warn(client):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(4_000, 10))
+    y = X @ rng.normal(size=10)
+    dX = da.from_array(X, chunks=(1_000, 10))
+    with pytest.warns(UserWarning, match="every worker fits every coordinate"):
+        DaskEstimator(FTRLRegressor(alpha=0.1), max_iter=1).fit(
+            dX, da.from_array(y, chunks=1_000)
+        )
+
+
+def test_dataframe_names_and_lazy_predictions_of_string_labels(client):
+    pd = pytest.importorskip("pandas")
+    dd = pytest.importorskip("dask.dataframe")
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(1_200, 3)), columns=["a", "b", "c"])
+    labels = np.where(X["a"] > 0, "spam", "ham")
+    frame = dd.from_pandas(X, npartitions=3)
+    fitted = DaskEstimator(AdaGradClassifier(eta=0.3, l1=0.0), max_iter=2)
+    fitted.fit(frame, dd.from_pandas(pd.Series(labels), npartitions=3))
+    assert list(fitted.feature_names_in_) == ["a", "b", "c"]
+    assert list(fitted.to_local().feature_names_in_) == ["a", "b", "c"]
+    lazy = fitted.predict(frame)
+    assert isinstance(lazy, da.Array) and np.isnan(lazy.shape[0])
+    np.testing.assert_array_equal(lazy.compute(), fitted.to_local().predict(X))
