@@ -222,6 +222,11 @@ def _pandas_keys(series, target, name):
         import pyarrow as pa
 
         _arrow_keys(pa.array(series.array), target, name)
+    elif not isinstance(dtype, np.dtype) and dtype.kind in "iu":
+        # Nullable integers exactly (as float64, IDs above 2**53 would round).
+        values = series.to_numpy(dtype=np.int64, na_value=0)
+        valid = ~series.isna().to_numpy()
+        hash_int_rows(values, valid, *target.arguments())
     else:
         _array_keys(_unwrapped(series), target, name)
 

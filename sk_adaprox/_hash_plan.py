@@ -31,14 +31,25 @@ class HashPlan:
         The column positions each cross combines, in order, -1 after the last.
     """
 
-    def __init__(self, encoder, frame, fitted_edges=None):
+    def __init__(self, encoder, frame, fitted_edges=None, fitted_numeric=None):
         self.names = frame.names
-        numeric = _numeric_columns(encoder.numeric_columns, frame)
+        numeric = fitted_numeric
+        if numeric is None:
+            numeric = _numeric_columns(encoder.numeric_columns, frame)
+        self.numeric = numeric
         self.modes, self.edges = [], {}
         for name in self.names:
             mode, edges = _numeric_mode(encoder.numeric, name, fitted_edges)
             self.modes.append(mode if name in numeric else CATEGORY)
-            if name in numeric and edges is not None:
+            if name not in numeric:
+                continue
+            if mode == EDGES and edges is None:
+                raise ValueError(
+                    f"Column {name!r} is numeric here, but fit learned no quantile "
+                    "edges for it (it was not numeric in the table fit saw). List "
+                    "the numeric columns in numeric_columns."
+                )
+            if edges is not None:
                 self.edges[name] = edges
         self.weights = _column_weights(encoder.column_weights, self.names)
         self.parts = _cross_parts(encoder.crosses, self.names)

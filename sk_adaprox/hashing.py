@@ -121,6 +121,12 @@ class HashingEncoder(TransformerMixin, BaseEstimator):
         Column names seen by ``fit``, when X has string names.
     bin_edges_ : dict
         Quantile bin edges of each numeric column, with ``numeric="quantile"``.
+    numeric_columns_ : list of str
+        The columns ``fit`` read as numbers; ``transform`` reads them so
+        whatever their dtype in its table. Without ``fit``, ``"auto"`` decides
+        by each table's dtypes: a stream whose integer column gains a missing
+        value (and becomes float in pandas) should ``fit`` first or list
+        ``numeric_columns``.
 
     See Also
     --------
@@ -217,6 +223,9 @@ class HashingEncoder(TransformerMixin, BaseEstimator):
         validate_data(self, _as_validated(X), reset=True, skip_check_array=True)
         plan = HashPlan(self, frame, fitted_edges={})
         check_numeric_dict(self.numeric, frame.names)
+        # transform reads these columns as numbers whatever their dtype then
+        # (a column of integers that acquires a missing value becomes float).
+        self.numeric_columns_ = sorted(plan.numeric)
         if self._learns_edges():
             self.bin_edges_ = {
                 name: _quantile_edges(
@@ -255,7 +264,13 @@ class HashingEncoder(TransformerMixin, BaseEstimator):
         frame = _read_frame(X)
         if hasattr(self, "n_features_in_"):
             validate_data(self, _as_validated(X), reset=False, skip_check_array=True)
-        plan = HashPlan(self, frame, getattr(self, "bin_edges_", None))
+        fitted = getattr(self, "numeric_columns_", None)
+        plan = HashPlan(
+            self,
+            frame,
+            getattr(self, "bin_edges_", None),
+            None if fitted is None else set(fitted),
+        )
         check_numeric_dict(self.numeric, frame.names)
         return frame, plan, *self._column_keys(frame, plan)
 

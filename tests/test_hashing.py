@@ -542,3 +542,41 @@ def test_explain_checks_the_model_matches_the_encoder():
         explain_hashed_weights(HashingEncoder(), model, pandas_frame())
     with pytest.raises(TypeError, match="no coef_"):
         explain_hashed_weights(HashingEncoder(), object(), pandas_frame())
+
+
+def test_fit_fixes_which_columns_are_numbers_for_later_tables():
+    import pandas as pd
+
+    from sk_adaprox import HashingEncoder
+
+    ints = pd.DataFrame({"device": [1, 2, 3], "price": [0.5, 1.5, 2.5]})
+    with_missing = pd.DataFrame(
+        {"device": [1.0, np.nan, 3.0], "price": [0.5, 1.5, 2.5]}
+    )
+    fitted = HashingEncoder(n_features=2**16).fit(ints)
+    assert fitted.numeric_columns_ == ["price"]
+    first, later = fitted.transform(ints), fitted.transform(with_missing)
+    assert first[0].indices.tolist() == later[0].indices.tolist()
+    assert later[1].nnz == first[1].nnz - 1  # the missing device is skipped
+    # Without fit, "auto" reads the float column as a number.
+    unfitted = HashingEncoder(n_features=2**16).transform(with_missing)
+    assert unfitted[0].indices.tolist() != first[0].indices.tolist()
+    quantiles = HashingEncoder(numeric="quantile", numeric_columns=["price"])
+    quantiles.fit(ints)
+    with pytest.raises(ValueError, match="learned no quantile edges"):
+        HashingEncoder(numeric="quantile").fit(ints).set_params(
+            numeric_columns=["price", "device"]
+        ).transform(with_missing)
+
+
+def test_nullable_integers_hash_exactly():
+    import pandas as pd
+
+    from sk_adaprox import HashingEncoder
+
+    big = 2**53 + 1
+    encoder = HashingEncoder(n_features=2**20)
+    nullable = encoder.transform(pd.DataFrame({"id": pd.array([big, None], "Int64")}))
+    plain = encoder.transform(pd.DataFrame({"id": np.array([big, 7], np.int64)}))
+    assert nullable[0].indices.tolist() == plain[0].indices.tolist()
+    assert nullable[1].nnz == 0
