@@ -43,7 +43,7 @@ class HashPlan:
             self.modes.append(mode if name in numeric else CATEGORY)
             if name not in numeric:
                 continue
-            if mode == EDGES and edges is None:
+            if mode == EDGES and edges is None and fitted_edges is not None:
                 raise ValueError(
                     f"Column {name!r} is numeric here, but fit learned no quantile "
                     "edges for it (it was not numeric in the table fit saw). List "

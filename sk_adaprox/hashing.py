@@ -221,7 +221,7 @@ class HashingEncoder(TransformerMixin, BaseEstimator):
                 "a minimum of 1 is required by HashingEncoder."
             )
         validate_data(self, _as_validated(X), reset=True, skip_check_array=True)
-        plan = HashPlan(self, frame, fitted_edges={})
+        plan = HashPlan(self, frame)  # the edges are what fit learns
         check_numeric_dict(self.numeric, frame.names)
         # transform reads these columns as numbers whatever their dtype then
         # (a column of integers that acquires a missing value becomes float).

@@ -561,12 +561,11 @@ def test_fit_fixes_which_columns_are_numbers_for_later_tables():
     # Without fit, "auto" reads the float column as a number.
     unfitted = HashingEncoder(n_features=2**16).transform(with_missing)
     assert unfitted[0].indices.tolist() != first[0].indices.tolist()
-    quantiles = HashingEncoder(numeric="quantile", numeric_columns=["price"])
-    quantiles.fit(ints)
-    with pytest.raises(ValueError, match="learned no quantile edges"):
-        HashingEncoder(numeric="quantile").fit(ints).set_params(
-            numeric_columns=["price", "device"]
-        ).transform(with_missing)
+    # Quantile edges are learnt for the columns fit read as numbers, and a
+    # later table is binned by them.
+    quantiles = HashingEncoder(numeric="quantile", n_bins=2).fit(ints)
+    assert list(quantiles.bin_edges_) == ["price"]
+    assert quantiles.transform(with_missing).shape == (3, 2**20)
 
 
 def test_nullable_integers_hash_exactly():
