@@ -435,3 +435,41 @@ def test_dataframe_names_and_lazy_predictions_of_string_labels(client):
     lazy = fitted.predict(frame)
     assert isinstance(lazy, da.Array) and np.isnan(lazy.shape[0])
     np.testing.assert_array_equal(lazy.compute(), fitted.to_local().predict(X))
+
+
+def _auc(model, X, y):
+    if len(model.classes_) == 2:
+        return roc_auc_score(y, model.decision_function(X))
+    return roc_auc_score(y, model.predict_proba(X), multi_class="ovr")
+
+
+@pytest.mark.parametrize("name", ["news20_comp_vs_rec", "news20", "rare_20k"])
+def test_two_workers_are_within_0_002_auc_of_local_training(client, name, request):
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    import _data
+
+    if name == "rare_20k":
+        X, y, X_test, y_test = _data.CLASSIFICATION_PANEL["rare_20k"]()
+    else:  # the real data of ../shared/data (skips where it is absent)
+        _data.DATA_DIR = request.getfixturevalue("shared_data")
+        X, y, X_test, y_test = getattr(_data, name)()
+    X = X.tocsr()
+    order = np.random.default_rng(0).permutation(X.shape[0])  # files list by class
+    X, y = X[order], np.asarray(y)[order]
+    chunk = -(-X.shape[0] // 8)
+    dX = da.from_array(X, chunks=(chunk, X.shape[1]), asarray=False)
+    dy = da.from_array(y, chunks=chunk)
+    for estimator in (
+        AdaGradClassifier(random_state=0),
+        FTRLClassifier(random_state=0),
+    ):
+        local = clone(estimator).set_params(max_iter=5, tol=None).fit(X, y)
+        fitted = DaskEstimator(estimator, max_iter=5).fit(dX, dy)
+        assert len(fitted.worker_partitions_) == 2
+        difference = _auc(fitted.to_local(), X_test, y_test) - _auc(
+            local, X_test, y_test
+        )
+        assert difference > -0.002, (type(estimator).__name__, difference)
