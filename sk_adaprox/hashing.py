@@ -117,7 +117,7 @@ class HashingEncoder(TransformerMixin, BaseEstimator):
     ----------
     n_features_in_ : int
         Number of columns seen by ``fit`` (``fit`` is optional).
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (n_columns,)
         Column names seen by ``fit``, when X has string names.
     bin_edges_ : dict
         Quantile bin edges of each numeric column, with ``numeric="quantile"``.
