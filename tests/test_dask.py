@@ -8,12 +8,12 @@ import signal
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from dask import delayed as dask_delayed
 from sklearn.base import clone, is_classifier
 from sklearn.metrics import roc_auc_score
 
 da = pytest.importorskip("dask.array", reason="the [dask] extra is not installed")
 distributed = pytest.importorskip("distributed", reason="distributed is not installed")
+dask_delayed = pytest.importorskip("dask").delayed
 
 from sk_adaprox import (  # noqa: E402
     AdaGradClassifier,
