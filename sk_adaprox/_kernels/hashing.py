@@ -245,6 +245,20 @@ def _sorted(items, n, out):
 
 
 @jit
+def _put_entry(key, value, n, mask, modulus, alternate_sign, entry_values, order):
+    """Entry ``n`` of a row: its value (negated when ``alternate_sign`` and the
+    key's top bit is set) and its sort key ``column << 16 | n``, the column
+    being ``key mod n_features``: ``key & mask`` where ``mask`` is not 0 (a
+    power of two), else ``key % modulus``. Returns ``n + 1``."""
+    slot = key & mask if mask != np.uint64(0) else key % modulus
+    if alternate_sign and (key & np.uint64(0x80000000)):
+        value = -value
+    entry_values[n] = value
+    order[n] = (slot << np.uint64(16)) | np.uint64(n)
+    return n + 1
+
+
+@jit
 def fill_rows(
     keys,
     present,
@@ -270,8 +284,7 @@ def fill_rows(
     modulus = np.uint64(n_features)
     # A power of two divides by masking (a 64-bit division costs ~40 cycles).
     power_of_two = n_features & (n_features - 1) == 0
-    mask = modulus - np.uint64(1) if power_of_two else _MASK
-    sign_bit = np.uint64(0x80000000)
+    mask = modulus - np.uint64(1) if power_of_two else np.uint64(0)
     block = _new_block(keys, values)
     row_keys, row_present, row_values = block
     # A row's entries, sorted as (column << 16 | entry number): one array to sort.
@@ -288,26 +301,20 @@ def fill_rows(
             if not row_present[b, column]:
                 continue
             value = _entry_value(row_values, value_row, weights, column, b)
-            key = np.uint64(row_keys[b, column])
             if value != 0.0:
-                slot = key & mask if power_of_two else key % modulus
-                if alternate_sign and (key & sign_bit):
-                    value = -value
-                entry_values[n] = value
-                order[n] = (slot << np.uint64(16)) | np.uint64(n)
-                n += 1
+                key = np.uint64(row_keys[b, column])
+                n = _put_entry(
+                    key, value, n, mask, modulus, alternate_sign, entry_values, order
+                )
         for c in range(parts.shape[0]):
             value = _cross_value(
                 row_values, value_row, weights, row_present, parts, c, b
             )
-            key = _cross_key(row_keys, parts, c, b, seed)
             if value != 0.0:
-                slot = key & mask if power_of_two else key % modulus
-                if alternate_sign and (key & sign_bit):
-                    value = -value
-                entry_values[n] = value
-                order[n] = (slot << np.uint64(16)) | np.uint64(n)
-                n += 1
+                key = _cross_key(row_keys, parts, c, b, seed)
+                n = _put_entry(
+                    key, value, n, mask, modulus, alternate_sign, entry_values, order
+                )
         _sorted(order, n, ordered)
         indptr[i] = out
         last = np.uint64(0)
