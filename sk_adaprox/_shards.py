@@ -212,9 +212,15 @@ def _sync_interval(sync_rows, X, order, longest):
     if sync_rows != "auto":
         return sync_rows
     nonzeros = int((X.indptr[order + 1] - X.indptr[order]).sum())
-    per_row = max(nonzeros / max(order.shape[0], 1), 1.0)
-    rows = _MERGE_COST_IN_NONZEROS / _MERGE_SHARE * X.shape[1] / per_row
-    return max(1, min(longest, math.ceil(rows)))
+    return max(1, min(longest, auto_sync_rows(X.shape[1], nonzeros, order.shape[0])))
+
+
+def auto_sync_rows(n_features, nonzeros, n_rows):
+    """``sync_rows="auto"``'s rows between merges for rows of ``nonzeros``
+    non-zeros in all over ``n_rows`` rows: the fewest whose non-zeros pay for
+    a merge of every feature within ``_MERGE_SHARE`` of the training."""
+    per_row = max(nonzeros / max(n_rows, 1), 1.0)
+    return math.ceil(_MERGE_COST_IN_NONZEROS / _MERGE_SHARE * n_features / per_row)
 
 
 def _copy_whole_states(X, parts, state):

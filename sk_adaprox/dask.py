@@ -41,7 +41,7 @@ from sklearn.utils.validation import (
 from ._kernels.common import STATUS_OK
 from ._kernels.shards import compact_rows
 from ._regression import _moments, _standardized, _units_after
-from ._shards import _MERGE_COST_IN_NONZEROS, _MERGE_SHARE
+from ._shards import auto_sync_rows
 from ._validation import as_kernel_csr
 
 __all__ = ["DaskEstimator", "read_svmlight", "transform_partitions"]
@@ -576,9 +576,9 @@ def _warn_if_dense(summaries, n_features):
     if len(summaries) < 2:
         return
     rows = sum(summary.n_rows for summary in summaries)
-    per_row = max(sum(summary.nonzeros for summary in summaries) / max(rows, 1), 1.0)
-    interval = _MERGE_COST_IN_NONZEROS / _MERGE_SHARE * n_features / per_row
-    if interval < min(summary.n_rows for summary in summaries):
+    nonzeros = sum(summary.nonzeros for summary in summaries)
+    if auto_sync_rows(n_features, nonzeros, rows) < min(s.n_rows for s in summaries):
+        per_row = nonzeros / max(rows, 1)
         warnings.warn(
             f"The rows are dense ({per_row:.0f} non-zeros of {n_features} "
             "features): every worker fits every coordinate, and one merge per "
