@@ -50,7 +50,7 @@ from distributed import Client, LocalCluster, wait
 from sklearn.metrics import roc_auc_score
 
 from sk_adaprox import AdaGradClassifier, FTRLClassifier
-from sk_adaprox.dask import DaskEstimator
+from sk_adaprox.dask import DaskEstimator, _sent_slots
 from sk_adaprox.datasets import make_rare_features
 
 minimal_epoch = numba.njit(nogil=True)(minimal_adagrad_epoch.py_func)
@@ -114,9 +114,11 @@ def groups(client, make, dX, dy):
 
 
 def round_bytes(fitted, features):
-    """Bytes a round moves: each group's state at its features, out and back."""
+    """Bytes a round moves: each group's state at its features (the slots it
+    sends, FTRL's weights left out), out and back."""
     model = fitted.to_local()
-    per_feature = model._state.shape[1] * model._state.shape[2] * 8
+    n_slots = len(_sent_slots(model, model._state.shape[1]))
+    per_feature = n_slots * model._state.shape[2] * 8
     touched = sum(f.shape[0] + 1 for f in features)
     return 2 * touched * per_feature, touched
 

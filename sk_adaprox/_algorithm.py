@@ -72,7 +72,10 @@ class Algorithm:
       :meth:`._training.TrainingState.outputs`);
     - data-parallel training (``shards``): ``_merge_shards(merge)``, the merge
       rule, which returns the merged state over a :class:`._merging.ShardMerge`,
-      or ``_not_data_parallel``, a sentence saying why the algorithm has none.
+      or ``_not_data_parallel``, a sentence saying why the algorithm has none;
+      and ``_derived_slots()`` with ``_derive_slots(array, parameters)``, the
+      slots that follow from the others (FTRL's weights), which a shard sent
+      over the network leaves out and its receiver computes again.
     """
 
     _smaller_steps = "smaller"
@@ -181,3 +184,12 @@ class Algorithm:
     def _merge_shards(self, merge):
         """The merged state over ``merge`` (a :class:`._merging.ShardMerge`)."""
         raise NotImplementedError
+
+    def _derived_slots(self):
+        """The state slots that :meth:`_derive_slots` computes from the others,
+        exactly as training leaves them (none)."""
+        return ()
+
+    def _derive_slots(self, array, parameters):
+        """Write the :meth:`_derived_slots` of ``array`` (a state array trained
+        with ``parameters``) from its other slots."""

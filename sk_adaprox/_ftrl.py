@@ -152,6 +152,15 @@ class _FTRL:
         )
         return merged
 
+    def _derived_slots(self):
+        return (WEIGHT,)
+
+    def _derive_slots(self, array, parameters):
+        # The kernels keep each weight at its closed form of its z and n.
+        _kernels.weights_all(
+            array, 1.0 / parameters.alpha, parameters.beta, parameters.l1, parameters.l2
+        )
+
     def _run_pass(self, X, targets, row_weights, order, row_scores):
         training = self._training
         parameters = training.parameters

@@ -126,19 +126,24 @@ class TrainingState:
             elif start == 0:
                 self.extras[name] = value
 
-    def gather(self, features):
+    def gather(self, features, slots=None):
         """A copy of this state at the features ``features`` (column numbers,
         each once) and the intercept, for a shard to train on its rows with
         their indices numbered as ``features`` (row q of the copy's array is
         feature ``features[q]``'s, the intercept is last). O(the features).
         ``features=None``: a copy of the whole state, for a shard whose rows
-        touch about every feature (it trains on them as they are)."""
+        touch about every feature (it trains on them as they are).
+        ``slots``: only these slots of the array (all by default)."""
         if features is None:
             return self.copy()
         rows = np.append(features, self.array.shape[0] - 1)
+        if slots is None:
+            array = np.take(self.array, rows, axis=0)
+        else:  # one copy of those rows' slots, not of the whole array's
+            array = self.array[np.ix_(rows, slots)]
         return replace(
             self,
-            array=np.take(self.array, rows, axis=0),
+            array=array,
             extras=_copied(self.extras),
             chosen=_copied(self.chosen),
         )

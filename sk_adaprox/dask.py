@@ -15,7 +15,7 @@ This module needs ``dask[array]`` and ``distributed`` (``pip install
 
 import numbers
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import scipy.sparse as sp
@@ -145,12 +145,35 @@ def _features(rows):
     return rows.features
 
 
+def _sent_slots(model, n_slots):
+    """Of a state array's ``n_slots`` slots, those a shard sends over the
+    network: all but those the algorithm derives from the others (FTRL's
+    weights), which the receiver computes again (:func:`_with_derived_slots`)."""
+    derived = model._derived_slots()
+    return [slot for slot in range(n_slots) if slot not in derived]
+
+
+def _with_derived_slots(model, shard, n_slots):
+    """``shard``, whose array holds the :func:`_sent_slots` of ``n_slots``,
+    with the derived slots computed again: the state as training left it."""
+    if shard.array.shape[1] == n_slots:
+        return shard
+    rows, _, n_outputs = shard.array.shape
+    array = np.empty((rows, n_slots, n_outputs))
+    array[:, _sent_slots(model, n_slots)] = shard.array
+    model._derive_slots(array, shard.parameters)
+    return replace(shard, array=array)
+
+
 def _train(template, shard, rows, rng):
     """One pass of ``template``'s algorithm over a worker's rows, on
-    ``shard`` (the model's state at the rows' features): in a random order
-    drawn from ``rng`` where the estimator shuffles, as ``fit`` draws it, else
-    in the partitions' order. Returns the shard, the pass's loss sum, the rows
-    done, the status and ``rng`` after the draw."""
+    ``shard`` (the model's state at the rows' features, its
+    :func:`_sent_slots`): in a random order drawn from ``rng`` where the
+    estimator shuffles, as ``fit`` draws it, else in the partitions' order.
+    Returns the shard (its sent slots), the pass's loss sum, the rows done,
+    the status and ``rng`` after the draw."""
+    n_slots = shard.array.shape[1] + len(template._derived_slots())
+    shard = _with_derived_slots(template, shard, n_slots)
     if is_classifier(template):
         targets, row_weights = template._encode_labels(
             rows.y, rows.sample_weight, template.classes_, False
@@ -166,7 +189,11 @@ def _train(template, shard, rows, rng):
         rows.X, targets, row_weights, order, scores
     )
     shard.t += int(rows_done)
-    return shard, float(loss_sum), int(rows_done), int(status), rng
+    sent = replace(
+        shard,
+        array=np.ascontiguousarray(shard.array[:, _sent_slots(template, n_slots)]),
+    )
+    return sent, float(loss_sum), int(rows_done), int(status), rng
 
 
 def _merged_moments(moments):
@@ -474,8 +501,12 @@ class DaskEstimator(MetaEstimatorMixin, BaseEstimator):
         template = model._for_training(None)
         if is_classifier(model):  # "balanced" as every worker's rows give it
             template.class_weight = self._class_weight
+        n_slots = training.array.shape[1]
+        slots = _sent_slots(model, n_slots)
         futures = [
-            client.submit(_train, template, training.gather(part_features), part, rng)
+            client.submit(
+                _train, template, training.gather(part_features, slots), part, rng
+            )
             for part, part_features, rng in zip(rows, features, rngs, strict=True)
         ]
         self._round_submitted(n_round, futures)
@@ -490,7 +521,7 @@ class DaskEstimator(MetaEstimatorMixin, BaseEstimator):
             )
         training.merge(
             [
-                (part_features, shard)
+                (part_features, _with_derived_slots(model, shard, n_slots))
                 for part_features, (shard, *_) in zip(features, results, strict=True)
             ],
             model._merge_shards,
