@@ -1,5 +1,6 @@
 """AdaGrad estimators (Duchi, Hazan & Singer 2011; docs/adagrad.md)."""
 
+import math
 from numbers import Real
 from typing import NamedTuple
 
@@ -38,6 +39,7 @@ class AdaGradParameters(NamedTuple):
     delta: float
     l1: float
     l2: float
+    bound: float = math.inf
 
     def steps(self):
         """``(eta, delta, l1, l2)``, as the kernels take them."""
@@ -59,6 +61,7 @@ class _AdaGrad(LazyProximal):
         "update": [StrOptions({"mirror_descent", "dual_averaging", "auto"})],
         "eta": [Interval(Real, 0, None, closed="neither"), StrOptions({"auto"})],
         "delta": [Interval(Real, 0, None, closed="left")],
+        "bound": [None, Interval(Real, 0, None, closed="neither")],
     }
     _step_size_name = "eta"
     _auto_grids = {
@@ -92,7 +95,25 @@ class _AdaGrad(LazyProximal):
             float(self.delta),
             float(self._param("l1", chosen)),
             float(self.l2),
+            math.inf if self.bound is None else float(self.bound),
         )
+
+    def _check_parameters(self):
+        super()._check_parameters()
+        if self.bound is not None and self.update == "dual_averaging":
+            raise ValueError(
+                f"bound={self.bound!r} keeps mirror descent's weights in a box; "
+                "update='dual_averaging' has no bound. Set "
+                "update='mirror_descent' (or 'auto', which then tries mirror "
+                "descent alone), or bound=None."
+            )
+
+    def _candidates(self, n_features=None, n_outputs=None):
+        # With a bound, "auto" tries mirror descent alone (the rule that has one).
+        candidates = super()._candidates(n_features, n_outputs)
+        if candidates is None or self.bound is None:
+            return candidates
+        return [each for each in candidates if each.get("update") != "dual_averaging"]
 
     def _weights_are_lazy(self):
         # Regularised dual averaging's weights are computed when read, too.
@@ -135,6 +156,8 @@ class _AdaGrad(LazyProximal):
         if old.l1 > 0.0 or old.l2 > 0.0:
             # Finish the lazy rounds under the parameters they were run with.
             _lazy.md_catch_up_all(state, self.t_, old.l1, old.l2)
+        if new.bound < old.bound:  # the weights of a wider box, projected
+            _kernels.clip_weights(state, new.bound)
         # The lazy bookkeeping slots exist exactly when l1 or l2 is on.
         state = self._with_rule_slots(state, 4 if regularized else 2)
         if regularized:
@@ -160,7 +183,10 @@ class _AdaGrad(LazyProximal):
                 self._kernel_state(), self.t_, *parameters.steps()
             )
             raise_if_unrepresentable(failed, "delta = 0")
-        elif parameters.l1 > 0.0 or parameters.l2 > 0.0:
+            return
+        if math.isfinite(parameters.bound):  # assigned weights, into the box
+            _kernels.clip_weights(self._state_for_reading(), parameters.bound)
+        if parameters.l1 > 0.0 or parameters.l2 > 0.0:
             # The assigned weights are current at round t_ and take their lazy
             # proximal steps from there on (coef_init: from round 0); the others
             # are brought to t_ first (an intercept assignment caught up the
@@ -225,7 +251,9 @@ class _AdaGrad(LazyProximal):
         averaging = self._average_arguments()
         if parameters.update == "dual_averaging":
             return _kernels.da_pass(*rows, state, row_scores, *hyper, *averaging)
-        return _kernels.md_pass(*rows, state, row_scores, *hyper, *averaging)
+        return _kernels.md_pass(
+            *rows, state, row_scores, *hyper, *averaging, parameters.bound
+        )
 
     def _merge_shards(self, merge):
         # The rule of ._merging on the weights (each shard's at its own round)
@@ -246,7 +274,7 @@ class _AdaGrad(LazyProximal):
             _kernels.da_weights_all(merged, merge.t, *steps)
             return merged
         if parameters.l1 == 0.0 and parameters.l2 == 0.0:
-            return merge.combined()
+            return _into_box(merge.combined(), parameters.bound)
         # The weights caught up to each shard's round (its l1/l2 steps), current
         # at the merged round, with the idle decay of the merged step sizes.
         merged = merge.mapped(
@@ -254,6 +282,7 @@ class _AdaGrad(LazyProximal):
                 state, t, parameters.l1, parameters.l2
             )
         ).combined()
+        _into_box(merged, parameters.bound)
         _kernels.md_start_lazy(merged, merge.t, *steps)
         return merged
 
@@ -283,6 +312,15 @@ class _AdaGrad(LazyProximal):
             super()._averaged_sparse_scores(X, state, avg_slot, t, a0, out)
 
 
+def _into_box(merged, bound):
+    """``merged`` (a merge's rows of the state, the intercept's last) with the
+    features' weights clipped into ``[-bound, bound]``: a merge adds the
+    shards' moves, which may carry a weight out of the box."""
+    if math.isfinite(bound):
+        _kernels.clip_weights(merged, bound)
+    return merged
+
+
 def _adagrad_parameters(update, eta, l1):
     """The parameter section of an AdaGrad estimator with these defaults."""
     update, eta, l1 = (f'"{v}"' if isinstance(v, str) else v for v in (update, eta, l1))
@@ -305,6 +343,17 @@ default={update}
         tries 0, 1e-6, 1e-5 and 1e-4.
     l2 : float, default=0.0
         L2 regularisation strength, >= 0, applied as ``l2 / 2 * ||w||^2`` per round.
+    bound : float, default=None
+        Keep every coefficient in ``[-bound, bound]``, > 0: each mirror descent
+        step is followed by clipping (the projection onto the box; the
+        intercept is not bounded). With ``delta=0``, ``l1=l2=0`` and
+        ``eta=bound * sqrt(2)`` this is per-coordinate online gradient descent
+        on the box (docs/adagrad.md). Needs ``update="mirror_descent"`` (with
+        ``"auto"``, only mirror descent is tried). Coefficients assigned or
+        given as ``coef_init`` are clipped too. The box holds the weights in
+        the units training uses: a regressor with ``normalize_y=True`` bounds
+        the weights of the standardized target, so ``coef_`` (in the
+        target's units) lies within ``bound * target_scale_``.
     {TRAINING_PARAMETERS}"""
 
 
@@ -400,6 +449,7 @@ class AdaGradClassifier(
         delta: float = 0.1,
         l1: float | str = "auto",
         l2: float = 0.0,
+        bound: float | None = None,
         fit_intercept: bool = True,
         max_iter: int = 1000,
         tol: float | None = 1e-3,
@@ -422,6 +472,7 @@ class AdaGradClassifier(
         self.delta = delta
         self.l1 = l1
         self.l2 = l2
+        self.bound = bound
         self.fit_intercept = fit_intercept
         self.max_iter = max_iter
         self.tol = tol
@@ -507,6 +558,7 @@ default="squared_error"
         delta: float = 0.1,
         l1: float | str = 0.0,
         l2: float = 0.0,
+        bound: float | None = None,
         fit_intercept: bool = True,
         max_iter: int = 1000,
         tol: float | None = 1e-3,
@@ -530,6 +582,7 @@ default="squared_error"
         self.delta = delta
         self.l1 = l1
         self.l2 = l2
+        self.bound = bound
         self.fit_intercept = fit_intercept
         self.max_iter = max_iter
         self.tol = tol

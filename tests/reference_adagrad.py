@@ -236,6 +236,7 @@ def reference_adagrad(
     order=None,
     state=None,
     t0=0,
+    bound=None,
 ):
     """Run diagonal AdaGrad (§1a or §1b of ALGORITHMS.md) non-lazily.
 
@@ -256,6 +257,10 @@ def reference_adagrad(
         State from a previous call (not modified); None means all zeros.
     t0 : int
         Number of rounds done before this call.
+    bound : float, optional
+        Mirror descent only: after each step every coefficient is clipped into
+        [-bound, bound] (the projection onto the box of ALGORITHMS.md §4; the
+        intercept is not bounded).
 
     Returns
     -------
@@ -305,6 +310,8 @@ def reference_adagrad(
                 G[k] += g * g
                 H = delta + np.sqrt(G[k])
                 coef[k] = _mirror_descent_step(coef[k], H, g, eta, l1, l2)
+                if bound is not None:
+                    coef[k] = np.clip(coef[k], -bound, bound)
                 if fit_intercept:
                     Gb[k] += g_b * g_b
                     Hb = delta + math.sqrt(Gb[k])

@@ -54,6 +54,8 @@ def _expected_failed_checks(estimator):
         AdaGradRegressor(update="dual_averaging", l2=1e-4, loss="huber"),
         AdaGradClassifier(update="auto", eta="auto", l1="auto"),
         AdaGradRegressor(eta="auto", l1="auto"),
+        AdaGradClassifier(update="mirror_descent", l1=1e-4, bound=0.5),
+        AdaGradRegressor(bound=0.5),
         FTRLClassifier(),
         FTRLClassifier(l1=0.5, l2=0.1, loss="modified_huber"),
         FTRLRegressor(),

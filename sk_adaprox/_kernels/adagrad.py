@@ -63,6 +63,25 @@ def step_size(sum_sq, eta, delta):
 
 
 @jit
+def clip_to_box(w, bound):
+    """``w`` clipped into ``[-bound, bound]``: the Euclidean projection onto the
+    box, one coordinate at a time (a NaN stays NaN, for the divergence checks)."""
+    if w > bound:
+        return bound
+    if w < -bound:
+        return -bound
+    return w
+
+
+@jit
+def clip_weights(state, bound):
+    """Every feature's weight (not the intercept's) clipped into the box."""
+    for j in range(state.shape[0] - 1):
+        for k in range(state.shape[2]):
+            state[j, WEIGHT, k] = clip_to_box(state[j, WEIGHT, k], bound)
+
+
+@jit
 def md_start_lazy(state, t, eta, delta, l1, l2):
     """Every feature is current at round ``t``; record each coordinate's idle decay.
 
@@ -89,11 +108,13 @@ def _md_row_update(
     delta,
     l1,
     l2,
+    bound,
     dry_run,
 ):
-    """Apply round t's §1a step to the row's features; with ``dry_run`` only compute
-    it. Return whether every new value is finite. With l1 or l2, also record each
-    updated coordinate's idle decay for its lazy catch-up."""
+    """Apply round t's §1a step to the row's features, each weight then clipped
+    into ``[-bound, bound]``; with ``dry_run`` only compute it. Return whether
+    every new value is finite. With l1 or l2, also record each updated
+    coordinate's idle decay for its lazy catch-up."""
     regularized = l1 > 0.0 or l2 > 0.0
     if scaled_dloss.shape[0] == 1 and not dry_run and not regularized:
         # The same arithmetic without the class loop and the proximal step.
@@ -102,7 +123,8 @@ def _md_row_update(
             g = scaled_dloss[0] * data[p]
             new_sum_sq = state[j, SUM_SQ_GRAD, 0] + g * g
             state[j, SUM_SQ_GRAD, 0] = new_sum_sq
-            state[j, WEIGHT, 0] -= step_size(new_sum_sq, eta, delta) * g
+            new_w = state[j, WEIGHT, 0] - step_size(new_sum_sq, eta, delta) * g
+            state[j, WEIGHT, 0] = clip_to_box(new_w, bound)
         return True
     finite = True
     for p in range(start, end):
@@ -112,7 +134,7 @@ def _md_row_update(
             g = scaled_dloss[k] * x
             new_sum_sq = state[j, SUM_SQ_GRAD, k] + g * g
             step = step_size(new_sum_sq, eta, delta)
-            new_w = md_step(state[j, WEIGHT, k], g, step, l1, l2)
+            new_w = clip_to_box(md_step(state[j, WEIGHT, k], g, step, l1, l2), bound)
             if dry_run:
                 finite &= math.isfinite(new_w) and math.isfinite(new_sum_sq)
             else:
@@ -161,8 +183,11 @@ def md_pass(
     fit_intercept,
     avg_slot,
     a0,
+    bound,
 ):
-    """One pass of AdaGrad composite mirror descent over the rows in ``order``.
+    """One pass of AdaGrad composite mirror descent over the rows in ``order``,
+    every feature's weight kept in ``[-bound, bound]`` (``inf``: no bound; the
+    intercept is never bounded).
 
     ``state`` has the slots ``WEIGHT`` and ``SUM_SQ_GRAD``. With l1 or l2 > 0,
     regularisation is lazy and the state also has ``LAST_ROUND`` (``[j,
@@ -230,6 +255,7 @@ def md_pass(
                 delta,
                 l1,
                 l2,
+                bound,
                 True,
             )
             if fit_intercept:
@@ -263,6 +289,7 @@ def md_pass(
             delta,
             l1,
             l2,
+            bound,
             False,
         )
         if fit_intercept:
