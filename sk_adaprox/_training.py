@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._kernels.shards import compact_rows
+from ._kernels.shards import compact_rows, sorted_positions, sorted_union
 from ._merging import ShardMerge
 
 
@@ -24,6 +24,33 @@ class MergeUndo(NamedTuple):
     rows: np.ndarray
     array: np.ndarray
     t: int
+
+
+class MergePlan(NamedTuple):
+    """Where shards whose features are fixed (a Dask worker's rows, for a whole
+    fit) meet in a merge, made once by :func:`merge_plan`: ``rows``, the
+    state's rows the merge reads and writes (the union of the shards'
+    features, increasing, then the intercept's), and ``positions``, per shard,
+    the places of its state's rows in ``rows``."""
+
+    rows: np.ndarray
+    positions: list
+
+
+def merge_plan(features, n_features):
+    """The :class:`MergePlan` of shards at ``features`` (one increasing int array
+    per shard) of a state of ``n_features`` features. O(shards x features)."""
+    union = np.asarray(features[0], dtype=np.int64)
+    for part in features[1:]:
+        merged = np.empty(union.shape[0] + part.shape[0], dtype=np.int64)
+        union = merged[: sorted_union(union, part, merged)]
+    positions = []
+    for part in features:
+        places = np.empty(part.shape[0] + 1, dtype=np.int64)
+        sorted_positions(part, union, places)
+        places[-1] = union.shape[0]  # the intercept, after the union
+        positions.append(places)
+    return MergePlan(np.append(union, n_features), positions)
 
 
 @dataclass(eq=False)
@@ -148,7 +175,7 @@ class TrainingState:
             chosen=_copied(self.chosen),
         )
 
-    def merge(self, shards, rule, feature_map=None):
+    def merge(self, shards, rule, feature_map=None, plan=None):
         """Merge into this state the ``shards``, a list of ``(features, state)``:
         states made by :meth:`gather` from this one and trained since (their
         ``t`` counts their rows). ``rule(merge)`` is the algorithm's merge rule
@@ -159,7 +186,10 @@ class TrainingState:
 
         ``feature_map`` is an int array of ``n_features`` entries, all -1 (they
         are again on return); without it, one is made. O(shards x touched
-        features), besides the map. Returns the :class:`MergeUndo` that
+        features), besides the map. ``plan``: the :class:`MergePlan` of these
+        shards' features, made once for shards that keep them (then no map
+        is used, and the rows are read and written in increasing order, which
+        is faster). Returns the :class:`MergeUndo` that
         :meth:`undo` takes to put the state back as it was (None if no shard
         trained)."""
         trained = [(features, state) for features, state in shards if state.t > self.t]
@@ -175,20 +205,13 @@ class TrainingState:
             self.writable("array")[rows] = state.array
             self.t = state.t
             return undo
-        if feature_map is None:
-            feature_map = np.full(n_features, -1, dtype=np.int64)
-        # The union of the shards' features, as the features of one row.
-        every = np.concatenate([features for features, _ in trained])
-        union = np.empty(every.shape[0], dtype=np.int64)
-        places = np.empty(every.shape[0], dtype=np.int64)
-        one_row = (np.array([0, every.shape[0]]), np.zeros(1, dtype=np.int64))
-        n_union = compact_rows(every, *one_row, feature_map, places, union)
-        rows = np.append(union[:n_union], n_features)
-        parts, start = [], 0
-        for features, state in trained:
-            stop = start + features.shape[0]
-            parts.append((np.append(places[start:stop], n_union), state.array))
-            start = stop
+        if plan is None or len(trained) != len(shards):
+            plan = _unplanned_merge(trained, n_features, feature_map)
+        rows = plan.rows
+        parts = [
+            (positions, state.array)
+            for positions, (_, state) in zip(plan.positions, trained, strict=True)
+        ]
         merge = ShardMerge(
             base=np.take(self.array, rows, axis=0),
             shards=parts,
@@ -241,6 +264,25 @@ class TrainingState:
         else:
             self.extras[name] = array
         return array
+
+
+def _unplanned_merge(trained, n_features, feature_map):
+    """The :class:`MergePlan` of shards at any features, numbered in order of
+    first appearance with ``feature_map`` (made if None)."""
+    if feature_map is None:
+        feature_map = np.full(n_features, -1, dtype=np.int64)
+    # The union of the shards' features, as the features of one row.
+    every = np.concatenate([features for features, _ in trained])
+    union = np.empty(every.shape[0], dtype=np.int64)
+    places = np.empty(every.shape[0], dtype=np.int64)
+    one_row = (np.array([0, every.shape[0]]), np.zeros(1, dtype=np.int64))
+    n_union = compact_rows(every, *one_row, feature_map, places, union)
+    positions, start = [], 0
+    for features, _ in trained:
+        stop = start + features.shape[0]
+        positions.append(np.append(places[start:stop], n_union))
+        start = stop
+    return MergePlan(np.append(union[:n_union], n_features), positions)
 
 
 def _equal(value, other):

@@ -32,6 +32,7 @@ from sk_adaprox import (
 )
 from sk_adaprox._kernels.shards import compact_rows
 from sk_adaprox._threads import n_threads
+from sk_adaprox._training import merge_plan
 
 FIXED = {
     "adagrad_md": AdaGradClassifier(update="mirror_descent", eta=0.3, l1=0.0),
@@ -240,6 +241,35 @@ def test_merge_does_not_depend_on_the_order_of_the_shards(name):
     # The same sums in another order: equal up to rounding.
     np.testing.assert_allclose(forward.array, backward.array, rtol=1e-12, atol=1e-15)
     assert forward.t == backward.t
+
+
+@pytest.mark.parametrize("name", ["adagrad_md", "adagrad_da", "ftrl_l1l2"])
+def test_a_planned_merge_of_sorted_features_is_the_same_merge(name):
+    # Shards that keep their features (a Dask worker's) merge through a plan
+    # made once: the same rows, the same sums, to the bit.
+    X, y = _data()
+    model = _fitted(FIXED[name], X, y)
+    shards = [
+        (np.sort(features), model._training.gather(np.sort(features)))
+        for features, _ in _shards_of(model._training, seed=5)
+    ]
+    for (_, shard), (_, moved) in zip(
+        shards, _shards_of(model._training, seed=6), strict=True
+    ):
+        shard.array += moved.array[: shard.array.shape[0]] * 0.5
+        shard.t = moved.t
+    planned, unplanned = model._training.copy(), model._training.copy()
+    n_features = X.shape[1]
+    plan = merge_plan([features for features, _ in shards], n_features)
+    expected_union = np.union1d(*[features for features, _ in shards[:2]])
+    expected_union = np.union1d(expected_union, shards[2][0])
+    np.testing.assert_array_equal(plan.rows, np.append(expected_union, n_features))
+    for (features, _), places in zip(shards, plan.positions, strict=True):
+        np.testing.assert_array_equal(plan.rows[places[:-1]], features)
+        assert places[-1] == expected_union.shape[0]
+    planned.merge(shards, model._merge_shards, plan=plan)
+    unplanned.merge(shards, model._merge_shards)
+    assert planned == unplanned
 
 
 def test_undo_puts_the_state_back():

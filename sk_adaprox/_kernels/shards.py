@@ -5,7 +5,10 @@ features).
 Features are numbered in order of first appearance with a ``feature_map`` (an
 int array of ``n_features`` entries, all -1 between calls: each call puts back
 the entries it set), so a call costs O(the non-zeros visited), never
-O(n_features), and no sort is needed.
+O(n_features), and no sort is needed. Shards whose features are fixed for a
+whole fit (a Dask worker's rows) have them sorted once instead, and their union
+and positions in it are made by linear merges (:func:`sorted_union`,
+:func:`sorted_positions`).
 """
 
 from ._jit import jit
@@ -45,3 +48,35 @@ def add_increments(total, base, positions, array):
         for s in range(array.shape[1]):
             for k in range(array.shape[2]):
                 total[row, s, k] += array[q, s, k] - base[row, s, k]
+
+
+@jit
+def sorted_union(a, b, out):
+    """The union of the increasing arrays ``a`` and ``b`` (each without
+    repeats), increasing, in ``out[:n]`` (``out`` at least as long as both);
+    returns n. O(len(a) + len(b))."""
+    p = q = n = 0
+    while p < a.shape[0] or q < b.shape[0]:
+        if q == b.shape[0] or (p < a.shape[0] and a[p] < b[q]):
+            out[n] = a[p]
+            p += 1
+        elif p == a.shape[0] or b[q] < a[p]:
+            out[n] = b[q]
+            q += 1
+        else:
+            out[n] = a[p]
+            p += 1
+            q += 1
+        n += 1
+    return n
+
+
+@jit
+def sorted_positions(part, whole, out):
+    """``out[q]`` = the position of ``part[q]`` in ``whole``, both increasing and
+    every entry of ``part`` in ``whole``. O(len(whole))."""
+    p = 0
+    for q in range(part.shape[0]):
+        while whole[p] != part[q]:
+            p += 1
+        out[q] = p
