@@ -115,7 +115,13 @@ def test_a_shards_merge_is_projected_onto_the_box():
     # increments land outside the box unless projected.
     X, y = make_rare_features(4_000, 200, random_state=0)
     model = AdaGradClassifier(
-        update="mirror_descent", eta=1.0, l1=0.0, bound=0.01, shards=2, n_jobs=2
+        update="mirror_descent",
+        eta=1.0,
+        l1=0.0,
+        bound=0.01,
+        shards=2,
+        n_jobs=2,
+        random_state=0,
     ).fit(X, y)
     assert np.abs(model.coef_).max() == 0.01
 

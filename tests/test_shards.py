@@ -516,11 +516,19 @@ def test_auto_sync_keeps_a_dense_regression_from_overshooting():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(3_000, 20))
     y = 5.0 + X @ rng.normal(size=20) + 0.1 * rng.normal(size=3_000)
-    scores = {}
-    for sync_rows in ("auto", None):
-        model = AdaGradRegressor(
-            eta=0.5, max_iter=10, tol=None, shards=2, sync_rows=sync_rows
-        )
-        scores[sync_rows] = model.fit(X, y).score(X, y)
-    assert scores[None] < 0.5
-    assert scores["auto"] > 0.9
+    # (R² 0.88 to 0.95 with "auto" and -0.05 to 0.03 without, over the
+    # shuffles of random_state 0 to 5; two of them here.)
+    for seed in (0, 1):
+        scores = {}
+        for sync_rows in ("auto", None):
+            model = AdaGradRegressor(
+                eta=0.5,
+                max_iter=10,
+                tol=None,
+                shards=2,
+                sync_rows=sync_rows,
+                random_state=seed,
+            )
+            scores[sync_rows] = model.fit(X, y).score(X, y)
+        assert scores[None] < 0.5
+        assert scores["auto"] > 0.85
