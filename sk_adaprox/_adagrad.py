@@ -1,5 +1,6 @@
 """AdaGrad estimators (Duchi, Hazan & Singer 2011; docs/adagrad.md)."""
 
+import functools
 import math
 from numbers import Real
 from typing import NamedTuple
@@ -261,9 +262,7 @@ class _AdaGrad(LazyProximal):
         parameters = merge.parameters
         steps = parameters.steps()
         if parameters.update == "dual_averaging":
-            merged = merge.mapped(
-                lambda state, t: _kernels.da_weights_all(state, t, *steps)
-            ).combined()
+            merged = merge.mapped(self._merge_conversion(parameters)).combined()
             # The u that gives those weights at the merged round; where every
             # shard's weight is zero, u and G are the sums of the gradients and
             # their squares, as serially.
@@ -277,14 +276,21 @@ class _AdaGrad(LazyProximal):
             return _into_box(merge.combined(), parameters.bound)
         # The weights caught up to each shard's round (its l1/l2 steps), current
         # at the merged round, with the idle decay of the merged step sizes.
-        merged = merge.mapped(
-            lambda state, t: _lazy.md_catch_up_all(
-                state, t, parameters.l1, parameters.l2
-            )
-        ).combined()
+        merged = merge.mapped(self._merge_conversion(parameters)).combined()
         _into_box(merged, parameters.bound)
         _kernels.md_start_lazy(merged, merge.t, *steps)
         return merged
+
+    def _merge_conversion(self, parameters):
+        # Dual averaging's weights at each shard's round (a function of u, G
+        # and t); mirror descent's caught up through its lazy l1/l2 steps.
+        if parameters.update == "dual_averaging":
+            return functools.partial(_da_weights_at, steps=parameters.steps())
+        if parameters.l1 > 0.0 or parameters.l2 > 0.0:
+            return functools.partial(
+                _lazy.md_catch_up_all, l1=parameters.l1, l2=parameters.l2
+            )
+        return None
 
     # Averaging: dual averaging's idle weight follows t; mirror descent's is
     # LazyProximal's (it decays with l1 or l2, else stays put).
@@ -310,6 +316,10 @@ class _AdaGrad(LazyProximal):
             _kernels.da_averaged_scores(*rows, *parameters.steps(), out)
         else:
             super()._averaged_sparse_scores(X, state, avg_slot, t, a0, out)
+
+
+def _da_weights_at(state, t, steps):
+    _kernels.da_weights_all(state, t, *steps)
 
 
 def _into_box(merged, bound):

@@ -75,7 +75,10 @@ class Algorithm:
       or ``_not_data_parallel``, a sentence saying why the algorithm has none;
       and ``_derived_slots()`` with ``_derive_slots(array, parameters)``, the
       slots that follow from the others (FTRL's weights), which a shard sent
-      over the network leaves out and its receiver computes again.
+      over the network leaves out and its receiver computes again; and
+      ``_merge_conversion(parameters)``, the function ``(array, t)`` that
+      brings a shard's state to its own round before its increments are
+      summed (lazy weights caught up), or None.
     """
 
     _smaller_steps = "smaller"
@@ -184,6 +187,11 @@ class Algorithm:
     def _merge_shards(self, merge):
         """The merged state over ``merge`` (a :class:`._merging.ShardMerge`)."""
         raise NotImplementedError
+
+    def _merge_conversion(self, parameters):
+        """The function ``(array, t)`` that the merge rule applies to each
+        state (at its round t) before summing increments, or None (none)."""
+        return None
 
     def _derived_slots(self):
         """The state slots that :meth:`_derive_slots` computes from the others,

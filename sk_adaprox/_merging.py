@@ -23,7 +23,12 @@ summed, as serial training would sum them.
 
 A rule reads the shards' states at the features any of them touched, the
 intercept included (:class:`ShardMerge`), and returns the merged state there;
-features no shard touched keep their state. It is NumPy over those features
+features no shard touched keep their state. Everything a rule reads is the
+common state, the sum of the shards' increments (and of their increments
+once each state is brought to its own round by the algorithm's
+``_merge_conversion``), their count and their rounds: sums, which a tree of
+Dask workers adds up pairwise before the client applies the rule
+(:meth:`ShardMerge.of_sums`). It is NumPy over those features
 (and the algorithms' own compiled weight formulas over them), so a merge costs
 O(shards x touched features), never O(n_features).
 """
@@ -61,10 +66,23 @@ class ShardMerge:
     """
 
     base: np.ndarray
-    shards: list
+    shards: list | None
     rounds: np.ndarray
     t0: int
     parameters: tuple
+
+    @classmethod
+    def of_sums(cls, base, increments, converted, rounds, t0, parameters):
+        """The merge of shards given by their summed increments instead of
+        their states: ``increments``, the sum over the shards of their state
+        minus ``base`` (shaped like it), and ``converted``, the same sum once
+        each state and the base are brought to their rounds by the
+        conversion that :meth:`mapped` will be given (None if the rule
+        converts nothing)."""
+        merge = cls(base, None, rounds, t0, parameters)
+        merge._increments = increments
+        merge._converted = converted
+        return merge
 
     @property
     def t(self):
@@ -92,7 +110,9 @@ class ShardMerge:
         of more."""
         base = self.base
         step = self.step()
-        if all(isinstance(positions, slice) for positions, _ in self.shards):
+        if self.shards is not None and all(
+            isinstance(positions, slice) for positions, _ in self.shards
+        ):
             # Whole arrays, without index arrays; a row no shard changed gets
             # an increment of exactly 0 and keeps its value.
             change = self.shards[0][1] - base
@@ -123,7 +143,7 @@ class ShardMerge:
     def step(self):
         """How many times the mean increment is taken: ``min(k, 2) / k`` of
         the sum of the shards' increments."""
-        count = len(self.shards)
+        count = self.rounds.shape[0]
         return min(count, _MERGE_STEP) / count
 
     def summed(self, slot):
@@ -139,6 +159,10 @@ class ShardMerge:
         caught up, say)."""
         base = self.base.copy()
         convert(base, self.t0)
+        if self.shards is None:  # the converted sum came with the sums
+            return ShardMerge.of_sums(
+                base, self._converted, None, self.rounds, self.t0, self.parameters
+            )
         shards = []
         for (positions, array), rounds in zip(self.shards, self.rounds, strict=True):
             array = array.copy()

@@ -223,6 +223,26 @@ class TrainingState:
         self.t = merge.t
         return MergeUndo(rows, merge.base, merge.t0)
 
+    def merge_sums(self, summed, rule):
+        """:meth:`merge` of shards given by their summed increments (a
+        :class:`~._increments.SummedIncrements` over the features any of them
+        touched, None: no shard trained): the same rule over the same sums.
+        O(those features)."""
+        if summed is None:
+            return None
+        rows = np.append(summed.features, self.array.shape[0] - 1)
+        merge = ShardMerge.of_sums(
+            np.take(self.array, rows, axis=0),
+            summed.increments,
+            summed.converted,
+            summed.rounds,
+            self.t,
+            self.parameters,
+        )
+        self.writable("array")[rows] = rule(merge)
+        self.t = merge.t
+        return MergeUndo(rows, merge.base, merge.t0)
+
     def _merge_whole(self, trained, rule):
         """:meth:`merge` of shards that copied the whole state (``features``
         None): the rule over every feature, whose result replaces the array

@@ -38,6 +38,7 @@ from sklearn.utils.validation import (
     column_or_1d,
 )
 
+from ._increments import added, shard_increments
 from ._kernels.common import STATUS_OK
 from ._kernels.shards import compact_rows
 from ._regression import _moments, _standardized, _units_after
@@ -171,15 +172,17 @@ def _with_derived_slots(model, shard, n_slots):
     return replace(shard, array=array)
 
 
-def _train(template, shard, rows, rng):
+def _train(template, shard, rows, rng, as_increments=False):
     """One pass of ``template``'s algorithm over a worker's rows, on
     ``shard`` (the model's state at the rows' features, its
     :func:`_sent_slots`): in a random order drawn from ``rng`` where the
     estimator shuffles, as ``fit`` draws it, else in the partitions' order.
-    Returns the shard (its sent slots), the pass's loss sum, the rows done,
-    the status and ``rng`` after the draw."""
+    Returns the shard (its sent slots; with ``as_increments``, its
+    :func:`~._increments.shard_increments` instead), the pass's loss sum,
+    the rows done, the status and ``rng`` after the draw."""
     n_slots = shard.array.shape[1] + len(template._derived_slots())
     shard = _with_derived_slots(template, shard, n_slots)
+    before = shard.copy() if as_increments else None
     if is_classifier(template):
         targets, row_weights = template._encode_labels(
             rows.y, rows.sample_weight, template.classes_, False
@@ -195,11 +198,47 @@ def _train(template, shard, rows, rng):
         rows.X, targets, row_weights, order, scores
     )
     shard.t += int(rows_done)
+    if as_increments:
+        part = shard_increments(template, rows.features, before, shard)
+        return part, float(loss_sum), int(rows_done), int(status), rng
     sent = replace(
         shard,
         array=np.ascontiguousarray(shard.array[:, _sent_slots(template, n_slots)]),
     )
     return sent, float(loss_sum), int(rows_done), int(status), rng
+
+
+def _outcome(result):
+    """A :func:`_train` result without its state: ``(loss sum, rows done,
+    status, rng)``."""
+    return result[1:]
+
+
+def _increments_of(result):
+    return result[0]
+
+
+def _tree_sum(client, futures):
+    """The sum of the :func:`_train` results' increments (``as_increments``),
+    added pairwise on the workers, level by level, in the groups' order."""
+    level = [client.submit(_increments_of, future) for future in futures]
+    while len(level) > 1:
+        pairs = [
+            client.submit(added, *level[i : i + 2]) for i in range(0, len(level) - 1, 2)
+        ]
+        level = pairs + level[len(pairs) * 2 :]
+    return level[0].result()
+
+
+def _raise_if_diverged(model, outcomes, n_round):
+    if any(status != STATUS_OK for _, _, status, _ in outcomes):
+        step = model._step_size_name
+        raise ValueError(
+            f"Training diverged on a worker in round {n_round}: a score or "
+            f"update is not finite. Use a {model._smaller_steps} {step} (now "
+            f"{getattr(model, step)!r}) or scale the features (StandardScaler, "
+            "or MaxAbsScaler for sparse data)."
+        )
 
 
 def _merged_moments(moments):
@@ -315,6 +354,12 @@ class DaskEstimator(MetaEstimatorMixin, BaseEstimator):
     ((500, 500, 500, 500),)
     >>> client.close(); cluster.close()
     """
+
+    # From this many groups of partitions on, the workers add their increments
+    # up in a tree (the client receives one sum); with fewer, each group's
+    # state goes to the client, which merges them: a tree of two is one more
+    # transfer for the same sum.
+    _tree_from_groups = 3
 
     def __init__(self, estimator, *, max_iter=5, client=None, verbose=0):
         self.estimator = estimator
@@ -502,8 +547,10 @@ class DaskEstimator(MetaEstimatorMixin, BaseEstimator):
         """One pass: every worker's rows trained apart, then merged (only once
         every worker has returned: the client never holds a partial merge).
         ``placement`` is ``(features, plan)``: each group's features
-        (increasing) and their :class:`~._training.MergePlan`. Records the
-        round's mean progressive loss."""
+        (increasing) and their :class:`~._training.MergePlan`. From
+        ``_tree_from_groups`` groups on, the workers add their increments up
+        pairwise and the client merges one sum (:mod:`._increments`). Records
+        the round's mean progressive loss."""
         features, plan = placement
         training = model._training
         model._pass_starting(False)
@@ -513,34 +560,30 @@ class DaskEstimator(MetaEstimatorMixin, BaseEstimator):
             template.class_weight = self._class_weight
         n_slots = training.array.shape[1]
         slots = _sent_slots(model, n_slots)
+        tree = len(rows) >= self._tree_from_groups
         futures = [
-            client.submit(
-                _train, template, training.gather(part_features, slots), part, rng
-            )
-            for part, part_features, rng in zip(rows, features, rngs, strict=True)
+            client.submit(_train, template, training.gather(f, slots), part, rng, tree)
+            for part, f, rng in zip(rows, features, rngs, strict=True)
         ]
         self._round_submitted(n_round, futures)
-        results = client.gather(futures)
-        if any(status != STATUS_OK for *_, status, _ in results):
-            step = model._step_size_name
-            raise ValueError(
-                f"Training diverged on a worker in round {n_round}: a score or "
-                f"update is not finite. Use a {model._smaller_steps} {step} (now "
-                f"{getattr(model, step)!r}) or scale the features (StandardScaler, "
-                "or MaxAbsScaler for sparse data)."
-            )
-        training.merge(
-            [
-                (part_features, _with_derived_slots(model, shard, n_slots))
-                for part_features, (shard, *_) in zip(features, results, strict=True)
-            ],
-            model._merge_shards,
-            plan=plan,
-        )
+        if tree:
+            outcomes = client.gather([client.submit(_outcome, f) for f in futures])
+        else:
+            results = client.gather(futures)
+            outcomes = [_outcome(result) for result in results]
+        _raise_if_diverged(model, outcomes, n_round)
+        if tree:
+            training.merge_sums(_tree_sum(client, futures), model._merge_shards)
+        else:
+            shards = [
+                (f, _with_derived_slots(model, shard, n_slots))
+                for f, (shard, *_) in zip(features, results, strict=True)
+            ]
+            training.merge(shards, model._merge_shards, plan=plan)
         training.data_passes += 1
-        rngs[:] = [rng for *_, rng in results]
-        n_rows = sum(rows_done for _, _, rows_done, _, _ in results)
-        loss = sum(loss for _, loss, _, _, _ in results) / max(n_rows, 1)
+        rngs[:] = [rng for *_, rng in outcomes]
+        n_rows = sum(rows_done for _, rows_done, _, _ in outcomes)
+        loss = sum(loss for loss, _, _, _ in outcomes) / max(n_rows, 1)
         self.round_losses_.append(loss)
         if self.verbose:
             print(f"round {n_round}: mean progressive loss {loss:.6f}", flush=True)

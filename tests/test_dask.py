@@ -21,10 +21,12 @@ from sk_adaprox import (  # noqa: E402
     FTRLClassifier,
     FTRLRegressor,
 )
+from sk_adaprox._increments import added, shard_increments  # noqa: E402
 from sk_adaprox.dask import (  # noqa: E402
     DaskEstimator,
     _row_order_generators,
     _sent_slots,
+    _tree_sum,
     _with_derived_slots,
 )
 from sk_adaprox.datasets import make_rare_features  # noqa: E402
@@ -278,6 +280,87 @@ def test_a_shard_sent_without_derived_slots_is_restored_exactly(estimator):
     assert sent.array.shape[1] == n_slots - derived
     assert derived == (1 if isinstance(model, FTRLClassifier) else 0)
     assert np.count_nonzero(restored.array[:, 0]) > 0
+
+
+TREE_ESTIMATORS = [
+    AdaGradClassifier(update="dual_averaging", eta=0.3, l1=1e-4, random_state=0),
+    AdaGradClassifier(update="mirror_descent", eta=0.3, l1=1e-4, random_state=0),
+    FTRLClassifier(alpha=0.3, l1=1.0, random_state=0),
+]
+TREE_IDS = ["adagrad-da-l1", "adagrad-md-l1", "ftrl-l1"]
+
+
+@pytest.mark.parametrize("estimator", TREE_ESTIMATORS, ids=TREE_IDS)
+def test_summed_increments_merge_as_the_shards_states_do(estimator):
+    # Each shard's part is sums (raw and converted increments, rounds); parts
+    # add up pairwise and the rule reads the sums: two shards give the merge
+    # of their states to the bit, more the same sums in another order.
+    X, y = make_rare_features(3_000, 400, random_state=1)
+    model = clone(estimator).set_params(max_iter=1, tol=None).fit(X[:600], y[:600])
+    training = model._training
+    rng = np.random.default_rng(0)
+    shards, parts = [], []
+    for k in range(3):
+        rows = np.arange(600 + 800 * k, 1_400 + 800 * k)
+        features = np.unique(X[rows].indices)
+        before = training.gather(features)
+        local = sp.csr_matrix(X[rows][:, features])
+        worker = model._for_training(before.copy())
+        targets, weights = worker._encode_labels(
+            y[rows], np.ones(rows.shape[0]), model.classes_, False
+        )
+        order = rng.permutation(rows.shape[0])
+        worker._run_pass(local, targets, weights, order, np.empty((0, 1)))
+        after = worker._training
+        after.t += rows.shape[0]
+        shards.append((features, after))
+        parts.append(shard_increments(model, features, before, after))
+    for count in (2, 3):
+        by_states, by_sums = training.copy(), training.copy()
+        by_states.merge(shards[:count], model._merge_shards)
+        total = added(parts[0], parts[1])
+        if count == 3:
+            total = added(total, parts[2])
+        by_sums.merge_sums(total, model._merge_shards)
+        assert by_sums.t == by_states.t
+        if count == 2:
+            np.testing.assert_array_equal(by_sums.array, by_states.array)
+        else:
+            np.testing.assert_allclose(
+                by_sums.array, by_states.array, rtol=1e-12, atol=1e-15
+            )
+
+
+@pytest.mark.parametrize("estimator", TREE_ESTIMATORS, ids=TREE_IDS)
+def test_four_workers_add_their_increments_in_a_tree(problem, estimator, monkeypatch):
+    X, y, X_test, y_test = problem
+    sums = []
+
+    def counted_tree_sum(client, futures):
+        sums.append(len(futures))
+        return _tree_sum(client, futures)
+
+    monkeypatch.setattr("sk_adaprox.dask._tree_sum", counted_tree_sum)
+    with _cluster(4) as cluster, distributed.Client(cluster) as client:
+        client.wait_for_workers(4)
+        dX, dy = client.persist(_dask(X, y, rows_per_chunk=500))
+        distributed.wait([dX, dy])
+        # A first fit balances the partitions over the workers (moving some);
+        # the two compared fits then group them alike.
+        DaskEstimator(estimator, max_iter=1).fit(dX, dy)
+        sums.clear()
+        tree = DaskEstimator(estimator, max_iter=2).fit(dX, dy)
+        assert len(sums) == 2 and sums[0] == len(tree.worker_partitions_) >= 3
+        on_client = DaskEstimator(estimator, max_iter=2)
+        on_client._tree_from_groups = 99
+        on_client.fit(dX, dy)
+        assert len(sums) == 2  # merged by the client
+    assert tree.worker_partitions_ == on_client.worker_partitions_
+    # The same sums, added in a tree instead of one after another.
+    np.testing.assert_allclose(
+        tree.to_local().coef_, on_client.to_local().coef_, rtol=1e-10, atol=1e-13
+    )
+    assert tree.to_local().t_ == on_client.to_local().t_ == 2 * X.shape[0]
 
 
 def test_dataframe_input_and_bad_partitions_name_the_partition(client):
