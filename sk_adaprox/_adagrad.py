@@ -261,7 +261,18 @@ class _AdaGrad(LazyProximal):
         # and G.
         parameters = merge.parameters
         steps = parameters.steps()
+        if parameters.update == "dual_averaging" and merge.step() == 1.0:
+            # Two shards: u and G summed, the statistics the weights follow
+            # from (the delayed update: every row's gradient, at its shard's
+            # weights). With l1 this keeps the model of serial training more
+            # closely than combining the weights (docs/training.md).
+            merged = merge.combined()
+            _kernels.da_weights_all(merged, merge.t, *steps)
+            return merged
         if parameters.update == "dual_averaging":
+            # More: twice the mean increment of u would lag behind l1's
+            # threshold t * l1, which grows with every row: the weights, each
+            # shard's at its round, are combined instead.
             merged = merge.mapped(self._merge_conversion(parameters)).combined()
             # The u that gives those weights at the merged round; where every
             # shard's weight is zero, u and G are the sums of the gradients and

@@ -558,14 +558,6 @@ def _auc(model, X, y):
     return roc_auc_score(y, model.predict_proba(X), multi_class="ovr")
 
 
-_ADAGRAD_ON_RARE = pytest.mark.xfail(
-    reason="AdaGrad's defaults (dual averaging with l1) on two workers lose 0.0017 "
-    "to 0.0028 AUC on the rare set for some placements of the partitions, "
-    "0.0003 for others: issue 28's 0.002 is not met there (issue note)",
-    strict=False,
-)
-
-
 @pytest.mark.parametrize(
     "estimator",
     [AdaGradClassifier(random_state=0), FTRLClassifier(random_state=0)],
@@ -575,8 +567,6 @@ _ADAGRAD_ON_RARE = pytest.mark.xfail(
 def test_two_workers_are_within_0_002_auc_of_local_training(
     client, name, estimator, request
 ):
-    if name == "rare_20k" and isinstance(estimator, AdaGradClassifier):
-        request.applymarker(_ADAGRAD_ON_RARE)
     import sys
     from pathlib import Path
 

@@ -89,12 +89,13 @@ def test_one_shard_is_serial_training_to_the_bit(name):
         assert sharded._training == serial._training
 
 
-# The statistics each algorithm combines (its other state follows from them).
+# The statistics each algorithm combines (its other state follows from them),
+# two shards: dual averaging sums u and G there (its weights, with more).
 COMBINED = {
     "adagrad_md": ("coef_", "intercept_", "sum_sq_grad_"),
     "adagrad_md_l1l2": ("coef_", "intercept_", "sum_sq_grad_"),
-    "adagrad_da": ("coef_", "intercept_", "sum_sq_grad_"),
-    "adagrad_da_l1": ("sum_sq_grad_",),
+    "adagrad_da": ("sum_grad_", "intercept_sum_grad_", "sum_sq_grad_"),
+    "adagrad_da_l1": ("sum_grad_", "intercept_sum_grad_", "sum_sq_grad_"),
     "ftrl": ("z_", "n_", "intercept_z_", "intercept_n_"),
     "ftrl_l1l2": ("z_", "n_", "intercept_z_", "intercept_n_"),
     "adagrad_regressor": ("coef_", "intercept_", "sum_sq_grad_"),
