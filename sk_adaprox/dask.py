@@ -311,6 +311,12 @@ class DaskEstimator(MetaEstimatorMixin, BaseEstimator):
         drops it.
     verbose : int, default=0
         Print each round's mean progressive loss.
+    rebalance : bool, default=False
+        Whether a worker holding more than its share of the data's bytes (with
+        5 % to spare) passes partitions to the workers holding the fewest,
+        once, when the fit starts. By default the data stays where it is: each
+        worker trains the partitions it holds, and ``fit`` warns where that is
+        unbalanced (a round lasts as long as its slowest worker).
 
     Attributes
     ----------
@@ -361,11 +367,14 @@ class DaskEstimator(MetaEstimatorMixin, BaseEstimator):
     # transfer for the same sum.
     _tree_from_groups = 3
 
-    def __init__(self, estimator, *, max_iter=5, client=None, verbose=0):
+    def __init__(
+        self, estimator, *, max_iter=5, client=None, verbose=0, rebalance=False
+    ):
         self.estimator = estimator
         self.max_iter = max_iter
         self.client = client
         self.verbose = verbose
+        self.rebalance = rebalance
 
     def __sklearn_clone__(self):
         # scikit-learn's clone deep-copies parameters, and a Client cannot be
@@ -438,12 +447,12 @@ class DaskEstimator(MetaEstimatorMixin, BaseEstimator):
             )
 
     def _persisted_rows(self, client, X, y, sample_weight, n_features):
-        """One future per worker: the rows of the partitions it holds (a
-        worker holding more than its share of the bytes passes partitions to
-        the others, once: :func:`_balanced_groups`), checked (bad input names
-        its partition). The groups stay fixed for the fit: a worker lost
-        mid-fit has its group computed again elsewhere, and the model is the
-        one the fit would have given without the loss."""
+        """One future per worker: the rows of the partitions it holds (with
+        ``rebalance``, a worker holding more than its share of the bytes
+        passes partitions to the others, once: :func:`_balanced_groups`),
+        checked (bad input names its partition). The groups stay fixed for
+        the fit: a worker lost mid-fit has its group computed again elsewhere,
+        and the model is the one the fit would have given without the loss."""
         blocks = _blocks(X, "X")
         targets = _blocks(y, "y")
         weights = _blocks(sample_weight, "sample_weight") or [None] * len(blocks)
@@ -461,7 +470,7 @@ class DaskEstimator(MetaEstimatorMixin, BaseEstimator):
             ]
         )
         wait(parts)
-        held = _balanced_groups(client, parts)
+        held = _balanced_groups(client, parts, self.rebalance)
         self.worker_partitions_ = [indices for _, indices in held]
         classification = is_classifier(self.estimator)
         return [
@@ -675,11 +684,12 @@ def _warn_if_dense(summaries, n_features):
         )
 
 
-def _balanced_groups(client, parts):
-    """``(worker, partition indices)`` for each worker that trains: each
-    partition stays on a worker that holds it while that worker has less
-    than its share of the bytes (with 5 % to spare); the others go, once, to
-    the worker with the fewest bytes. Sorted by first partition."""
+def _balanced_groups(client, parts, rebalance):
+    """``(worker, partition indices)`` for each worker that trains, sorted by
+    first partition: each partition on a worker that holds it. With
+    ``rebalance``, a worker keeps partitions while it has less than its share
+    of the bytes (with 5 % to spare) and the others go, once, to the worker
+    with the fewest bytes; without, a worker over its share is warned of."""
     holders = client.who_has(parts)
     sizes = client.nbytes([part.key for part in parts], summary=False)
     workers = sorted(client.scheduler_info()["workers"])
@@ -689,7 +699,9 @@ def _balanced_groups(client, parts):
     moved = []
     for index, part in enumerate(parts):
         holder = sorted(holders[part.key])[0]
-        if holder in load and load[holder] + sizes[part.key] <= share:
+        if holder in load and (
+            not rebalance or load[holder] + sizes[part.key] <= share
+        ):
             groups[holder].append(index)
             load[holder] += sizes[part.key]
         else:
@@ -698,6 +710,17 @@ def _balanced_groups(client, parts):
         worker = min(workers, key=lambda name: (load[name], name))
         groups[worker].append(index)
         load[worker] += sizes[parts[index].key]
+    if not rebalance and max(load.values()) > share:
+        busiest = max(workers, key=lambda name: load[name])
+        warnings.warn(
+            f"Worker {busiest} holds {load[busiest] / sum(sizes.values()):.0%} of "
+            f"the data's bytes ({len(groups[busiest])} of {len(parts)} "
+            f"partitions) among {len(workers)} workers: a round lasts as long as "
+            "its slowest worker. Pass rebalance=True to move partitions once when "
+            "the fit starts, or call client.rebalance() on the persisted data.",
+            UserWarning,
+            stacklevel=4,
+        )
     held = [(worker, sorted(indices)) for worker, indices in groups.items() if indices]
     return sorted(held, key=lambda item: item[1][0])
 

@@ -4,6 +4,7 @@ Dask arrays, bad input, and a worker killed between rounds."""
 
 import os
 import signal
+import warnings
 
 import numpy as np
 import pytest
@@ -347,11 +348,11 @@ def test_four_workers_add_their_increments_in_a_tree(problem, estimator, monkeyp
         distributed.wait([dX, dy])
         # A first fit balances the partitions over the workers (moving some);
         # the two compared fits then group them alike.
-        DaskEstimator(estimator, max_iter=1).fit(dX, dy)
+        DaskEstimator(estimator, max_iter=1, rebalance=True).fit(dX, dy)
         sums.clear()
-        tree = DaskEstimator(estimator, max_iter=2).fit(dX, dy)
+        tree = DaskEstimator(estimator, max_iter=2, rebalance=True).fit(dX, dy)
         assert len(sums) == 2 and sums[0] == len(tree.worker_partitions_) >= 3
-        on_client = DaskEstimator(estimator, max_iter=2)
+        on_client = DaskEstimator(estimator, max_iter=2, rebalance=True)
         on_client._tree_from_groups = 99
         on_client.fit(dX, dy)
         assert len(sums) == 2  # merged by the client
@@ -525,6 +526,23 @@ def test_a_partition_of_zero_weights_is_data_and_all_zero_is_refused(client, pro
         DaskEstimator(estimator).fit(dX, dy, negative)
 
 
+def test_data_stays_where_it_is_unless_rebalance_is_asked(client, problem):
+    X, y, _, _ = problem
+    workers = sorted(client.scheduler_info()["workers"])
+    dX, dy = client.persist(_dask(X, y), workers=workers[:1])  # all on one
+    distributed.wait([dX, dy])
+    holders = client.who_has(dX)
+    with pytest.warns(UserWarning, match="rebalance=True"):
+        fitted = DaskEstimator(FTRLClassifier(alpha=0.1), max_iter=1).fit(dX, dy)
+    assert fitted.worker_partitions_ == [[0, 1, 2, 3]]
+    assert client.who_has(dX) == holders  # no partition moved
+    balanced = DaskEstimator(FTRLClassifier(alpha=0.1), max_iter=1, rebalance=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        balanced.fit(dX, dy)
+    assert len(balanced.worker_partitions_) == 2
+
+
 def test_dense_rows_on_several_workers_warn(client):
     rng = np.random.default_rng(0)
     X = rng.normal(size=(4_000, 10))
@@ -585,7 +603,7 @@ def test_two_workers_are_within_0_002_auc_of_local_training(
     dX = da.from_array(X, chunks=(chunk, X.shape[1]), asarray=False)
     dy = da.from_array(y, chunks=chunk)
     local = clone(estimator).set_params(max_iter=5, tol=None).fit(X, y)
-    fitted = DaskEstimator(estimator, max_iter=5).fit(dX, dy)
+    fitted = DaskEstimator(estimator, max_iter=5, rebalance=True).fit(dX, dy)
     assert len(fitted.worker_partitions_) == 2
     difference = _auc(fitted.to_local(), X_test, y_test) - _auc(local, X_test, y_test)
     assert difference > -0.002, difference
