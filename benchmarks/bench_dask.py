@@ -120,7 +120,8 @@ def round_bytes(fitted, features):
     """Bytes a round moves: each group's state at its features (the slots it
     sends, FTRL's weights left out), out and back."""
     model = fitted.to_local()
-    n_slots = len(_sent_slots(model, model._state.shape[1]))
+    slots = _sent_slots(model, model._state.shape[1])
+    n_slots = model._state.shape[1] if slots is None else len(slots)
     per_feature = n_slots * model._state.shape[2] * 8
     touched = sum(f.shape[0] + 1 for f in features)
     return 2 * touched * per_feature, touched

@@ -26,6 +26,7 @@ from ._kernels import adagrad as _kernels
 from ._kernels import lazy as _lazy
 from ._kernels.common import WEIGHT
 from ._losses import LOSS_CODES
+from ._merging import MergeConversion
 from ._proximal import LazyProximal
 from ._regression import OnlineRegressorMixin
 from ._state import StateSlot, raise_if_unrepresentable
@@ -145,6 +146,14 @@ class _AdaGrad(LazyProximal):
                 "warm_start=False) to start over."
             )
         regularized = new.l1 > 0.0 or new.l2 > 0.0
+        if new.update == "dual_averaging" and math.isfinite(new.bound):
+            # update="auto" chose dual averaging before the bound was set.
+            raise ValueError(
+                f"bound={new.bound!r} keeps mirror descent's weights in a box; "
+                "this model trains with update='dual_averaging' (chosen by "
+                "update='auto'), which has no bound. Set bound=None, or fit anew "
+                "with update='mirror_descent'."
+            )
         if new.update == "dual_averaging":
             # Every weight, the intercept's included, is a function of u, G and t
             # under the parameters: rewrite them (regularised feature weights are
@@ -296,11 +305,13 @@ class _AdaGrad(LazyProximal):
         # Dual averaging's weights at each shard's round (a function of u, G
         # and t); mirror descent's caught up through its lazy l1/l2 steps.
         if parameters.update == "dual_averaging":
-            return functools.partial(_da_weights_at, steps=parameters.steps())
+            convert = functools.partial(_da_weights_at, steps=parameters.steps())
+            return MergeConversion(convert, (WEIGHT,))
         if parameters.l1 > 0.0 or parameters.l2 > 0.0:
-            return functools.partial(
+            convert = functools.partial(
                 _lazy.md_catch_up_all, l1=parameters.l1, l2=parameters.l2
             )
+            return MergeConversion(convert, (WEIGHT, _lazy.LAST_ROUND))
         return None
 
     # Averaging: dual averaging's idle weight follows t; mirror descent's is
@@ -374,7 +385,9 @@ default={update}
         given as ``coef_init`` are clipped too. The box holds the weights in
         the units training uses: a regressor with ``normalize_y=True`` bounds
         the weights of the standardized target, so ``coef_`` (in the
-        target's units) lies within ``bound * target_scale_``.
+        target's units) lies within ``bound * target_scale_``. With
+        ``average``, ``coef_`` is the mean of iterates each in the box they
+        were trained in (a smaller bound set later does not clip the mean).
     {TRAINING_PARAMETERS}"""
 
 

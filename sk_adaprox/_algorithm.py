@@ -76,9 +76,10 @@ class Algorithm:
       and ``_derived_slots()`` with ``_derive_slots(array, parameters)``, the
       slots that follow from the others (FTRL's weights), which a shard sent
       over the network leaves out and its receiver computes again; and
-      ``_merge_conversion(parameters)``, the function ``(array, t)`` that
-      brings a shard's state to its own round before its increments are
-      summed (lazy weights caught up), or None.
+      ``_merge_conversion(parameters)``, the
+      :class:`._merging.MergeConversion` that brings a shard's state to its
+      own round before its increments are summed (lazy weights caught up),
+      or None.
     """
 
     _smaller_steps = "smaller"
@@ -189,8 +190,9 @@ class Algorithm:
         raise NotImplementedError
 
     def _merge_conversion(self, parameters):
-        """The function ``(array, t)`` that the merge rule applies to each
-        state (at its round t) before summing increments, or None (none)."""
+        """The :class:`._merging.MergeConversion` that the merge rule applies
+        to each state (at its round t) before summing increments, or None
+        (none)."""
         return None
 
     def _derived_slots(self):

@@ -28,10 +28,10 @@ class SummedIncrements:
     increments : ndarray of shape (m + 1, n_slots, n_outputs)
         The sum over the shards of their state minus the common state, the
         intercept's last; a shard adds nothing where it did not train.
-    converted : ndarray of the same shape, or None
-        The same sum once each state, and the common state, is brought to
-        its round by the algorithm's ``_merge_conversion``; None where the
-        algorithm has none.
+    converted : ndarray of shape (m + 1, n_converted, n_outputs), or None
+        The same sum at the slots the algorithm's ``_merge_conversion``
+        changes, once each state, and the common state, is brought to its
+        round by it; None where the algorithm has none.
     rounds : ndarray of shape (n_shards,)
         The rows each shard trained, in the order the parts were added.
     """
@@ -54,9 +54,10 @@ def shard_increments(model, features, before, after):
     converted = None
     if conversion is not None:
         base, trained = before.array.copy(), after.array.copy()
-        conversion(base, before.t)
-        conversion(trained, after.t)
-        converted = trained - base
+        conversion.convert(base, before.t)
+        conversion.convert(trained, after.t)
+        slots = list(conversion.slots)
+        converted = trained[:, slots] - base[:, slots]
     increments = after.array - before.array
     return SummedIncrements(features, increments, converted, np.array([rounds]))
 
@@ -74,7 +75,8 @@ def added(first, second):
         if getattr(first, name) is None:
             sums.append(None)
             continue
-        total = np.zeros((union.shape[0] + 1,) + first.increments.shape[1:])
+        shape = getattr(first, name).shape[1:]
+        total = np.zeros((union.shape[0] + 1,) + shape)
         for part, at in zip((first, second), places, strict=True):
             total[at] += getattr(part, name)  # each place once: no np.add.at
         sums.append(total)

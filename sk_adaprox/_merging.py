@@ -34,7 +34,9 @@ Dask workers adds up pairwise before the client applies the rule
 O(shards x touched features), never O(n_features).
 """
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
@@ -42,6 +44,15 @@ from ._kernels.shards import add_increments
 
 # The mean increment is taken this many times at most (module docstring).
 _MERGE_STEP = 2.0
+
+
+class MergeConversion(NamedTuple):
+    """What brings a state to its round before a merge sums increments:
+    ``convert(array, t)`` in place (lazy weights caught up, say), and the
+    ``slots`` it may change (the others keep their values)."""
+
+    convert: Callable
+    slots: tuple
 
 
 @dataclass
@@ -53,11 +64,12 @@ class ShardMerge:
     base : ndarray of shape (m + 1, n_slots, n_outputs)
         The common state the shards started from, at those features; the
         intercept is the last row. Rules do not write it.
-    shards : list of (positions, array)
+    shards : list of (positions, array) or None
         One entry per shard that trained: the rows of ``base`` it touched
         (``positions``, the intercept's included; a slice of every row where
         the shard copied the whole state) and its state there (``array``, row
-        q for ``base`` row ``positions[q]``).
+        q for ``base`` row ``positions[q]``). None for a merge made by
+        :meth:`of_sums`, which holds the shards' sums instead.
     rounds : ndarray of shape (n_shards,)
         The rows each shard trained.
     t0 : int
@@ -71,19 +83,18 @@ class ShardMerge:
     rounds: np.ndarray
     t0: int
     parameters: tuple
+    _increments: np.ndarray | None = field(default=None, repr=False)
+    _converted: np.ndarray | None = field(default=None, repr=False)
 
     @classmethod
     def of_sums(cls, base, increments, converted, rounds, t0, parameters):
         """The merge of shards given by their summed increments instead of
         their states: ``increments``, the sum over the shards of their state
-        minus ``base`` (shaped like it), and ``converted``, the same sum once
-        each state and the base are brought to their rounds by the
-        conversion that :meth:`mapped` will be given (None if the rule
-        converts nothing)."""
-        merge = cls(base, None, rounds, t0, parameters)
-        merge._increments = increments
-        merge._converted = converted
-        return merge
+        minus ``base`` (shaped like it), and ``converted``, the same sum at
+        the conversion's slots once each state and the base are brought to
+        their rounds by the :class:`MergeConversion` that :meth:`mapped`
+        will be given (None if the rule converts nothing)."""
+        return cls(base, None, rounds, t0, parameters, increments, converted)
 
     @property
     def t(self):
@@ -92,7 +103,10 @@ class ShardMerge:
 
     def total(self, increment):
         """The sum over shards of ``increment(positions, array)`` (an array with
-        a row per position), where each shard touched: shape of ``base`` rows."""
+        a row per position), where each shard touched: shape of ``base`` rows.
+        Needs the shards' states (not a merge made by :meth:`of_sums`)."""
+        if self.shards is None:
+            raise ValueError("A merge made of sums has no shards' states to total.")
         total = None
         for positions, array in self.shards:
             part = increment(positions, array)
@@ -131,7 +145,7 @@ class ShardMerge:
         """The sum of the shards' increments over ``base``, every slot (a
         shard that did not touch a row adds nothing there); compiled, made
         once per merge."""
-        if getattr(self, "_increments", None) is None:
+        if self._increments is None:
             total = np.zeros_like(self.base)
             for positions, array in self.shards:
                 if isinstance(positions, slice):
@@ -153,21 +167,23 @@ class ShardMerge:
         gradients alone, and the shards' sums add up as serially)."""
         return self.base[:, slot] + self.increments()[:, slot]
 
-    def mapped(self, convert):
-        """The merge with ``convert(array, t)`` applied to a copy of ``base``
-        (at ``t0``) and of each shard's array (at ``t0`` plus its rounds): each
-        state brought to its own round, as the mean needs them (lazy weights
-        caught up, say)."""
+    def mapped(self, conversion):
+        """The merge with the :class:`MergeConversion` applied to a copy of
+        ``base`` (at ``t0``) and of each shard's array (at ``t0`` plus its
+        rounds): each state brought to its own round, as the mean needs them
+        (lazy weights caught up, say)."""
         base = self.base.copy()
-        convert(base, self.t0)
-        if self.shards is None:  # the converted sum came with the sums
+        conversion.convert(base, self.t0)
+        if self.shards is None:  # the converted slots' sums came with the sums
+            increments = self._increments.copy()
+            increments[:, list(conversion.slots)] = self._converted
             return ShardMerge.of_sums(
-                base, self._converted, None, self.rounds, self.t0, self.parameters
+                base, increments, None, self.rounds, self.t0, self.parameters
             )
         shards = []
         for (positions, array), rounds in zip(self.shards, self.rounds, strict=True):
             array = array.copy()
-            convert(array, self.t0 + int(rounds))
+            conversion.convert(array, self.t0 + int(rounds))
             shards.append((positions, array))
         return ShardMerge(base, shards, self.rounds, self.t0, self.parameters)
 

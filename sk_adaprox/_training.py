@@ -226,11 +226,18 @@ class TrainingState:
     def merge_sums(self, summed, rule):
         """:meth:`merge` of shards given by their summed increments (a
         :class:`~._increments.SummedIncrements` over the features any of them
-        touched, None: no shard trained): the same rule over the same sums.
-        O(those features)."""
+        touched, None: no shard trained): the same rule over the same sums,
+        and one shard's state (up to rounding: the common state plus its
+        increments) as it is. O(those features)."""
         if summed is None:
             return None
         rows = np.append(summed.features, self.array.shape[0] - 1)
+        if summed.rounds.shape[0] == 1:  # one shard trained: its state
+            base = np.take(self.array, rows, axis=0)
+            undo = MergeUndo(rows, base, self.t)
+            self.writable("array")[rows] = base + summed.increments
+            self.t += int(summed.rounds[0])
+            return undo
         merge = ShardMerge.of_sums(
             np.take(self.array, rows, axis=0),
             summed.increments,

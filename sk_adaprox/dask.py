@@ -23,7 +23,7 @@ import scipy.sparse as sp
 try:
     import dask
     import dask.array as da
-    from distributed import get_client, wait
+    from distributed import futures_of, get_client, wait
 except ImportError as error:  # pragma: no cover - the [dask] extra is missing
     raise ImportError(
         "sk_adaprox.dask needs dask[array] and distributed: "
@@ -155,8 +155,11 @@ def _features(rows):
 def _sent_slots(model, n_slots):
     """Of a state array's ``n_slots`` slots, those a shard sends over the
     network: all but those the algorithm derives from the others (FTRL's
-    weights), which the receiver computes again (:func:`_with_derived_slots`)."""
+    weights), which the receiver computes again (:func:`_with_derived_slots`);
+    None for all of them."""
     derived = model._derived_slots()
+    if not derived:
+        return None
     return [slot for slot in range(n_slots) if slot not in derived]
 
 
@@ -201,11 +204,10 @@ def _train(template, shard, rows, rng, as_increments=False):
     if as_increments:
         part = shard_increments(template, rows.features, before, shard)
         return part, float(loss_sum), int(rows_done), int(status), rng
-    sent = replace(
-        shard,
-        array=np.ascontiguousarray(shard.array[:, _sent_slots(template, n_slots)]),
-    )
-    return sent, float(loss_sum), int(rows_done), int(status), rng
+    slots = _sent_slots(template, n_slots)
+    if slots is not None:
+        shard = replace(shard, array=np.ascontiguousarray(shard.array[:, slots]))
+    return shard, float(loss_sum), int(rows_done), int(status), rng
 
 
 def _outcome(result):
@@ -461,14 +463,19 @@ class DaskEstimator(MetaEstimatorMixin, BaseEstimator):
                 f"X, y and sample_weight must have the same row partitions; got "
                 f"{len(blocks)}, {len(targets)} and {len(weights)} partitions."
             )
-        parts = client.compute(
-            [
-                dask.delayed(tuple)([index, block, target, weight])
-                for index, (block, target, weight) in enumerate(
-                    zip(blocks, targets, weights, strict=True)
-                )
-            ]
-        )
+        # Each partition's tuple where its block of X is (else a cheap task
+        # could run, and copy the block, anywhere).
+        holders = _holders(client, X)
+        parts = [
+            client.compute(
+                dask.delayed(tuple)([index, block, target, weight]),
+                workers=holders.get(block.key),
+                allow_other_workers=True,
+            )
+            for index, (block, target, weight) in enumerate(
+                zip(blocks, targets, weights, strict=True)
+            )
+        ]
         wait(parts)
         held = _balanced_groups(client, parts, self.rebalance)
         self.worker_partitions_ = [indices for _, indices in held]
@@ -684,6 +691,19 @@ def _warn_if_dense(summaries, n_features):
         )
 
 
+def _holders(client, collection):
+    """``{key: [worker]}`` for the blocks of ``collection`` held in the cluster's
+    memory (persisted), one worker each; empty where none is."""
+    futures = futures_of(collection)
+    if not futures:
+        return {}
+    return {
+        key: [sorted(workers)[0]]
+        for key, workers in client.who_has(futures).items()
+        if workers
+    }
+
+
 def _balanced_groups(client, parts, rebalance):
     """``(worker, partition indices)`` for each worker that trains, sorted by
     first partition: each partition on a worker that holds it. With
@@ -710,8 +730,15 @@ def _balanced_groups(client, parts, rebalance):
         worker = min(workers, key=lambda name: (load[name], name))
         groups[worker].append(index)
         load[worker] += sizes[parts[index].key]
-    if not rebalance and max(load.values()) > share:
-        busiest = max(workers, key=lambda name: load[name])
+    busiest = max(workers, key=lambda name: load[name])
+    lightest = min(workers, key=lambda name: load[name])
+    smallest = min((sizes[parts[i].key] for i in groups[busiest]), default=0)
+    # Worth a warning where moving one partition would shorten the rounds.
+    if (
+        not rebalance
+        and load[busiest] > share
+        and load[lightest] + smallest < load[busiest]
+    ):
         warnings.warn(
             f"Worker {busiest} holds {load[busiest] / sum(sizes.values()):.0%} of "
             f"the data's bytes ({len(groups[busiest])} of {len(parts)} "

@@ -158,3 +158,14 @@ def test_a_bound_with_dual_averaging_says_which_update_has_one():
     y = np.arange(X.shape[0]) % 2
     with pytest.raises(ValueError, match="update='mirror_descent'"):
         AdaGradClassifier(update="dual_averaging", bound=1.0).fit(X, y)
+
+
+def test_a_bound_set_after_auto_chose_dual_averaging_is_refused():
+    X, y = make_rare_features(2_000, 500, random_state=0)
+    model = AdaGradClassifier(update="auto", eta=1.0, l1=1e-4, random_state=0)
+    model.fit(X, y)
+    assert model.chosen_params_["update"] == "dual_averaging"
+    before = model.coef_.copy()
+    with pytest.raises(ValueError, match="chosen by update='auto'"):
+        model.set_params(bound=0.1).partial_fit(X[:10], y[:10])
+    np.testing.assert_array_equal(model.set_params(bound=None).coef_, before)

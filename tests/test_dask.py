@@ -316,6 +316,14 @@ def test_summed_increments_merge_as_the_shards_states_do(estimator):
         after.t += rows.shape[0]
         shards.append((features, after))
         parts.append(shard_increments(model, features, before, after))
+    # One shard that trained: its state (the common state plus its increments).
+    alone = training.copy()
+    alone.merge_sums(parts[0], model._merge_shards)
+    rows = np.append(shards[0][0], X.shape[1])
+    np.testing.assert_allclose(
+        alone.array[rows], shards[0][1].array, rtol=1e-15, atol=1e-15
+    )
+    assert alone.t == shards[0][1].t
     for count in (2, 3):
         by_states, by_sums = training.copy(), training.copy()
         by_states.merge(shards[:count], model._merge_shards)
@@ -532,6 +540,7 @@ def test_data_stays_where_it_is_unless_rebalance_is_asked(client, problem):
     dX, dy = client.persist(_dask(X, y), workers=workers[:1])  # all on one
     distributed.wait([dX, dy])
     holders = client.who_has(dX)
+    assert set(holders.values()) == {(workers[0],)}
     with pytest.warns(UserWarning, match="rebalance=True"):
         fitted = DaskEstimator(FTRLClassifier(alpha=0.1), max_iter=1).fit(dX, dy)
     assert fitted.worker_partitions_ == [[0, 1, 2, 3]]
