@@ -537,7 +537,11 @@ def test_a_partition_of_zero_weights_is_data_and_all_zero_is_refused(client, pro
 def test_data_stays_where_it_is_unless_rebalance_is_asked(client, problem):
     X, y, _, _ = problem
     workers = sorted(client.scheduler_info()["workers"])
-    dX, dy = client.persist(_dask(X, y), workers=workers[:1])  # all on one
+    # New keys (name=False): the problem's own, persisted by earlier tests,
+    # would be reused where they are held.
+    dX = da.from_array(X, chunks=(1_000, X.shape[1]), asarray=False, name=False)
+    dy = da.from_array(y, chunks=1_000, name=False)
+    dX, dy = client.persist([dX, dy], workers=workers[:1])  # all on one
     distributed.wait([dX, dy])
     holders = client.who_has(dX)
     assert set(holders.values()) == {(workers[0],)}

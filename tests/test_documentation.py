@@ -135,11 +135,15 @@ def _documented_defaults(page):
         if not line.startswith("|"):
             break
         name, *values = [cell.strip().strip("`") for cell in line.split("|")[1:4]]
-        defaults[name] = tuple(
-            value.strip('"') if value.startswith('"') else float(value)
-            for value in values
-        )
+        defaults[name] = tuple(_table_value(value) for value in values)
     return defaults
+
+
+def _table_value(text):
+    """A default as a table cell writes it: a string in quotes, None or a number."""
+    if text.startswith('"'):
+        return text.strip('"')
+    return None if text == "None" else float(text)
 
 
 @pytest.mark.parametrize("page", sorted(PARAMETER_TABLES))
