@@ -506,11 +506,12 @@ def test_auto_choice_needs_a_worker_with_every_class_and_says_so(client):
     X = sp.random(2_000, 300, density=0.05, format="csr", random_state=0)
     y = np.repeat([0, 1], 1_000)  # partition 0 holds class 0, partition 1 class 1
     dX, dy = _dask(X, y)
-    fitted = DaskEstimator(FTRLClassifier(alpha=0.1, l1=0.0), max_iter=1)
-    fitted.fit(dX, dy)  # fixed parameters: nothing to choose
-    if len(fitted.worker_partitions_) == 2:
-        with pytest.raises(ValueError, match="no worker holds rows of every class"):
-            DaskEstimator(FTRLClassifier(), max_iter=1).fit(dX, dy)
+    # rebalance: one partition a worker, wherever Dask computes them.
+    fixed = FTRLClassifier(alpha=0.1, l1=0.0)
+    fitted = DaskEstimator(fixed, max_iter=1, rebalance=True).fit(dX, dy)
+    assert len(fitted.worker_partitions_) == 2  # nothing to choose: it trains
+    with pytest.raises(ValueError, match="no worker holds rows of every class"):
+        DaskEstimator(FTRLClassifier(), max_iter=1, rebalance=True).fit(dX, dy)
     shuffled = rng.permutation(2_000)
     chosen = DaskEstimator(FTRLClassifier(random_state=0), max_iter=1)
     chosen.fit(*_dask(X[shuffled], y[shuffled]))
