@@ -47,6 +47,9 @@ templates_path = ["_templates"]
 # that pages can link to each other's sections.
 myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence"]
 myst_heading_anchors = 3
+# Quotes and ellipses only: "--" and "---" stay as typed, so that command-line
+# options written outside code literals (--ftrl) are copied as they are.
+smartquotes_action = "qe"
 
 # API reference: one page per public name; numpydoc renders the docstrings, the
 # types stay in the docstrings (not repeated from the annotations).

@@ -193,3 +193,19 @@ def test_every_documented_default_is_the_signatures(name):
             assert type(value) is type(parameter.default) or not isinstance(
                 parameter.default, bool
             ), (name, parameter.name, text)
+
+
+def test_the_site_keeps_double_dashes_as_typed():
+    # Sphinx turns "--" into an en dash by default: a command-line option
+    # written in prose (--ftrl) would then be copied wrong.
+    import ast
+
+    tree = ast.parse((DOCS / "conf.py").read_text())
+    settings = {
+        target.id: node.value
+        for node in tree.body
+        if isinstance(node, ast.Assign)
+        for target in node.targets
+        if isinstance(target, ast.Name)
+    }
+    assert "D" not in ast.literal_eval(settings["smartquotes_action"])
