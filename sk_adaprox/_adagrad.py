@@ -102,13 +102,7 @@ class _AdaGrad(LazyProximal):
 
     def _check_parameters(self):
         super()._check_parameters()
-        if self.bound is not None and self.update == "dual_averaging":
-            raise ValueError(
-                f"bound={self.bound!r} keeps mirror descent's weights in a box; "
-                "update='dual_averaging' has no bound. Set "
-                "update='mirror_descent' (or 'auto', which then tries mirror "
-                "descent alone), or bound=None."
-            )
+        _refuse_a_bound_without_mirror_descent(self.bound, self.update)
 
     def _candidates(self, n_features=None, n_outputs=None):
         # With a bound, "auto" tries mirror descent alone (the rule that has one).
@@ -146,14 +140,8 @@ class _AdaGrad(LazyProximal):
                 "warm_start=False) to start over."
             )
         regularized = new.l1 > 0.0 or new.l2 > 0.0
-        if new.update == "dual_averaging" and math.isfinite(new.bound):
-            # update="auto" chose dual averaging before the bound was set.
-            raise ValueError(
-                f"bound={new.bound!r} keeps mirror descent's weights in a box; "
-                "this model trains with update='dual_averaging' (chosen by "
-                "update='auto'), which has no bound. Set bound=None, or fit anew "
-                "with update='mirror_descent'."
-            )
+        # Also where update="auto" chose dual averaging before the bound was set.
+        _refuse_a_bound_without_mirror_descent(new.bound, new.update)
         if new.update == "dual_averaging":
             # Every weight, the intercept's included, is a function of u, G and t
             # under the parameters: rewrite them (regularised feature weights are
@@ -338,6 +326,16 @@ class _AdaGrad(LazyProximal):
             _kernels.da_averaged_scores(*rows, *parameters.steps(), out)
         else:
             super()._averaged_sparse_scores(X, state, avg_slot, t, a0, out)
+
+
+def _refuse_a_bound_without_mirror_descent(bound, update):
+    if bound is not None and math.isfinite(bound) and update == "dual_averaging":
+        raise ValueError(
+            f"bound={bound!r} keeps mirror descent's weights in a box; "
+            "update='dual_averaging' (set, or chosen by update='auto') has no "
+            "bound. Set update='mirror_descent' (with 'auto', a bound set before "
+            "the first fit makes it try mirror descent alone), or bound=None."
+        )
 
 
 def _da_weights_at(state, t, steps):

@@ -67,9 +67,8 @@ def added(first, second):
     may be None: no shard). O(their features)."""
     if first is None or second is None:
         return second if first is None else first
-    union = np.empty(first.features.shape[0] + second.features.shape[0], np.int64)
-    union = union[: sorted_union(first.features, second.features, union)]
-    places = [_places(part.features, union) for part in (first, second)]
+    union = union_of([first.features, second.features])
+    places = [places_in(part.features, union) for part in (first, second)]
     sums = []
     for name in ("increments", "converted"):
         if getattr(first, name) is None:
@@ -84,9 +83,18 @@ def added(first, second):
     return SummedIncrements(union, sums[0], sums[1], rounds)
 
 
-def _places(features, union):
-    """The rows of ``features`` (and of the intercept, last) in a part over
-    ``union``."""
+def union_of(features):
+    """The union of increasing int arrays, increasing. O(their lengths)."""
+    union = np.asarray(features[0], dtype=np.int64)
+    for part in features[1:]:
+        merged = np.empty(union.shape[0] + part.shape[0], dtype=np.int64)
+        union = merged[: sorted_union(union, part, merged)]
+    return union
+
+
+def places_in(features, union):
+    """The rows of ``features`` (increasing, within ``union``), and of the
+    intercept, last, in a state over ``union`` and the intercept."""
     places = np.empty(features.shape[0] + 1, dtype=np.int64)
     sorted_positions(features, union, places)
     places[-1] = union.shape[0]

@@ -12,7 +12,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._kernels.shards import compact_rows, sorted_positions, sorted_union
+from ._increments import places_in, union_of
+from ._kernels.shards import compact_rows
 from ._merging import ShardMerge
 
 
@@ -40,16 +41,8 @@ class MergePlan(NamedTuple):
 def merge_plan(features, n_features):
     """The :class:`MergePlan` of shards at ``features`` (one increasing int array
     per shard) of a state of ``n_features`` features. O(shards x features)."""
-    union = np.asarray(features[0], dtype=np.int64)
-    for part in features[1:]:
-        merged = np.empty(union.shape[0] + part.shape[0], dtype=np.int64)
-        union = merged[: sorted_union(union, part, merged)]
-    positions = []
-    for part in features:
-        places = np.empty(part.shape[0] + 1, dtype=np.int64)
-        sorted_positions(part, union, places)
-        places[-1] = union.shape[0]  # the intercept, after the union
-        positions.append(places)
+    union = union_of(features)
+    positions = [places_in(part, union) for part in features]
     return MergePlan(np.append(union, n_features), positions)
 
 
@@ -219,9 +212,7 @@ class TrainingState:
             t0=self.t,
             parameters=self.parameters,
         )
-        self.writable("array")[rows] = rule(merge)
-        self.t = merge.t
-        return MergeUndo(rows, merge.base, merge.t0)
+        return self._merged_at(rows, merge, rule)
 
     def merge_sums(self, summed, rule):
         """:meth:`merge` of shards given by their summed increments (a
@@ -232,12 +223,6 @@ class TrainingState:
         if summed is None:
             return None
         rows = np.append(summed.features, self.array.shape[0] - 1)
-        if summed.rounds.shape[0] == 1:  # one shard trained: its state
-            base = np.take(self.array, rows, axis=0)
-            undo = MergeUndo(rows, base, self.t)
-            self.writable("array")[rows] = base + summed.increments
-            self.t += int(summed.rounds[0])
-            return undo
         merge = ShardMerge.of_sums(
             np.take(self.array, rows, axis=0),
             summed.increments,
@@ -246,6 +231,14 @@ class TrainingState:
             self.t,
             self.parameters,
         )
+        if summed.rounds.shape[0] == 1:  # one shard trained: its state
+            return self._merged_at(rows, merge, lambda one: one.base + one.increments())
+        return self._merged_at(rows, merge, rule)
+
+    def _merged_at(self, rows, merge, rule):
+        """Write ``rule(merge)`` (a :class:`~._merging.ShardMerge` over the
+        array's ``rows``) at ``rows`` and advance ``t`` by the shards' rounds;
+        returns the :class:`MergeUndo`."""
         self.writable("array")[rows] = rule(merge)
         self.t = merge.t
         return MergeUndo(rows, merge.base, merge.t0)

@@ -420,7 +420,10 @@ class DaskEstimator(MetaEstimatorMixin, BaseEstimator):
                 [str(column) for column in X.columns], dtype=object
             )
         features = client.gather([client.submit(_features, part) for part in rows])
-        plan = merge_plan(features, n_features)  # the groups keep their rows
+        # The groups keep their rows: the client's merge plan is made once
+        # (the tree needs none).
+        tree = len(rows) >= self._tree_from_groups
+        plan = None if tree else merge_plan(features, n_features)
         rngs = _row_order_generators(model.random_state, len(rows))
         self.round_losses_ = []
         for n_round in range(1, self.max_iter + 1):
@@ -563,10 +566,10 @@ class DaskEstimator(MetaEstimatorMixin, BaseEstimator):
         """One pass: every worker's rows trained apart, then merged (only once
         every worker has returned: the client never holds a partial merge).
         ``placement`` is ``(features, plan)``: each group's features
-        (increasing) and their :class:`~._training.MergePlan`. From
-        ``_tree_from_groups`` groups on, the workers add their increments up
-        pairwise and the client merges one sum (:mod:`._increments`). Records
-        the round's mean progressive loss."""
+        (increasing) and their :class:`~._training.MergePlan`, None from
+        ``_tree_from_groups`` groups on: then the workers add their increments
+        up pairwise and the client merges one sum (:mod:`._increments`).
+        Records the round's mean progressive loss."""
         features, plan = placement
         training = model._training
         model._pass_starting(False)
@@ -576,7 +579,7 @@ class DaskEstimator(MetaEstimatorMixin, BaseEstimator):
             template.class_weight = self._class_weight
         n_slots = training.array.shape[1]
         slots = _sent_slots(model, n_slots)
-        tree = len(rows) >= self._tree_from_groups
+        tree = plan is None
         futures = [
             client.submit(_train, template, training.gather(f, slots), part, rng, tree)
             for part, f, rng in zip(rows, features, rngs, strict=True)
@@ -730,26 +733,29 @@ def _balanced_groups(client, parts, rebalance):
         worker = min(workers, key=lambda name: (load[name], name))
         groups[worker].append(index)
         load[worker] += sizes[parts[index].key]
-    busiest = max(workers, key=lambda name: load[name])
-    lightest = min(workers, key=lambda name: load[name])
-    smallest = min((sizes[parts[i].key] for i in groups[busiest]), default=0)
-    # Worth a warning where moving one partition would shorten the rounds.
-    if (
-        not rebalance
-        and load[busiest] > share
-        and load[lightest] + smallest < load[busiest]
-    ):
-        warnings.warn(
-            f"Worker {busiest} holds {load[busiest] / sum(sizes.values()):.0%} of "
-            f"the data's bytes ({len(groups[busiest])} of {len(parts)} "
-            f"partitions) among {len(workers)} workers: a round lasts as long as "
-            "its slowest worker. Pass rebalance=True to move partitions once when "
-            "the fit starts, or call client.rebalance() on the persisted data.",
-            UserWarning,
-            stacklevel=4,
-        )
+    if not rebalance:
+        _warn_if_unbalanced(groups, load, [sizes[part.key] for part in parts], share)
     held = [(worker, sorted(indices)) for worker, indices in groups.items() if indices]
     return sorted(held, key=lambda item: item[1][0])
+
+
+def _warn_if_unbalanced(groups, load, sizes, share):
+    """Warn where a worker holds more than its ``share`` of the bytes and
+    moving one of its partitions (``sizes`` by index) to the worker holding
+    the fewest would shorten the rounds."""
+    busiest = max(load, key=load.get)
+    lightest = min(load, key=load.get)
+    smallest = min((sizes[index] for index in groups[busiest]), default=0)
+    if load[busiest] > share and load[lightest] + smallest < load[busiest]:
+        warnings.warn(
+            f"Worker {busiest} holds {load[busiest] / sum(sizes):.0%} of the "
+            f"data's bytes ({len(groups[busiest])} of {len(sizes)} partitions) "
+            f"among {len(load)} workers: a round lasts as long as its slowest "
+            "worker. Pass rebalance=True to move partitions once when the fit "
+            "starts, or call client.rebalance() on the persisted data.",
+            UserWarning,
+            stacklevel=5,
+        )
 
 
 def _row_order_generators(random_state, n_groups):
