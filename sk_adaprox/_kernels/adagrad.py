@@ -74,6 +74,15 @@ def clip_to_box(w, bound):
 
 
 @jit
+def _clip_row(indices, start, end, state, bound):
+    """The weights of the row's features clipped into the box."""
+    for p in range(start, end):
+        j = indices[p]
+        for k in range(state.shape[2]):
+            state[j, WEIGHT, k] = clip_to_box(state[j, WEIGHT, k], bound)
+
+
+@jit
 def clip_weights(state, bound):
     """Every feature's weight (not the intercept's) clipped into the box."""
     for j in range(state.shape[0] - 1):
@@ -116,6 +125,9 @@ def _md_row_update(
     every new value is finite. With l1 or l2, also record each updated
     coordinate's idle decay for its lazy catch-up."""
     regularized = l1 > 0.0 or l2 > 0.0
+    # The box is applied after the row's steps, in a loop of its own: a test
+    # inside the steps' loop cost 4 % of a regularised pass without a bound.
+    bounded = bound < np.inf and not dry_run
     if scaled_dloss.shape[0] == 1 and not dry_run and not regularized:
         # The same arithmetic without the class loop and the proximal step.
         for p in range(start, end):
@@ -123,8 +135,9 @@ def _md_row_update(
             g = scaled_dloss[0] * data[p]
             new_sum_sq = state[j, SUM_SQ_GRAD, 0] + g * g
             state[j, SUM_SQ_GRAD, 0] = new_sum_sq
-            new_w = state[j, WEIGHT, 0] - step_size(new_sum_sq, eta, delta) * g
-            state[j, WEIGHT, 0] = clip_to_box(new_w, bound)
+            state[j, WEIGHT, 0] -= step_size(new_sum_sq, eta, delta) * g
+        if bounded:
+            _clip_row(indices, start, end, state, bound)
         return True
     finite = True
     for p in range(start, end):
@@ -134,7 +147,7 @@ def _md_row_update(
             g = scaled_dloss[k] * x
             new_sum_sq = state[j, SUM_SQ_GRAD, k] + g * g
             step = step_size(new_sum_sq, eta, delta)
-            new_w = clip_to_box(md_step(state[j, WEIGHT, k], g, step, l1, l2), bound)
+            new_w = md_step(state[j, WEIGHT, k], g, step, l1, l2)
             if dry_run:
                 finite &= math.isfinite(new_w) and math.isfinite(new_sum_sq)
             else:
@@ -142,6 +155,8 @@ def _md_row_update(
                 state[j, WEIGHT, k] = new_w
                 if regularized:
                     state[j, IDLE_DECAY, k] = md_idle_decay(step, l1, l2)
+    if bounded:
+        _clip_row(indices, start, end, state, bound)
     return finite
 
 
