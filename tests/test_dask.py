@@ -14,7 +14,8 @@ from sklearn.metrics import roc_auc_score
 
 da = pytest.importorskip("dask.array", reason="the [dask] extra is not installed")
 distributed = pytest.importorskip("distributed", reason="distributed is not installed")
-dask_delayed = pytest.importorskip("dask").delayed
+dask_delayed = pytest.importorskip("dask", reason="dask is not installed").delayed
+# sk_adaprox.dask imports Dask: these imports follow the skips above (E402).
 
 from sk_adaprox import (  # noqa: E402
     AdaGradClassifier,
