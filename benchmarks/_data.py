@@ -243,20 +243,28 @@ def abalone_raw_target():
     return _standardized_x(*_abalone())
 
 
-def scaledata_tfidf():
+def scaledata_tfidf(labels="rating"):
     """Pang & Lee scale data v1.0: each review's text (subj.*) against its
-    rating in [0, 1]; tf-idf of the training split's vocabulary, 75/25 split."""
-    texts, ratings = {}, {}
+    rating in [0, 1] (``labels="rating"``) or its class of the 3- or 4-class
+    labels (``"3class"``, ``"4class"``); tf-idf of the training split's
+    vocabulary, 75/25 split."""
+    wanted = "rating" if labels == "rating" else f"label.{labels}"
+    texts, targets = {}, {}
     with tarfile.open(DATA_DIR / "scaledata.tar.xz", "r:xz") as archive:
         for member in archive:
             if not member.isfile():
                 continue
-            kind, author = member.name.split("/")[-1].split(".", 1)
-            if kind in ("subj", "rating"):
-                lines = archive.extractfile(member).read().decode("latin-1")
-                (texts if kind == "subj" else ratings)[author] = lines.splitlines()
+            name = member.name.split("/")[-1]
+            for kind, into in (("subj", texts), (wanted, targets)):
+                if (
+                    name.startswith(kind + ".")
+                    and name.count(".") == kind.count(".") + 1
+                ):
+                    lines = archive.extractfile(member).read().decode("latin-1")
+                    into[name[len(kind) + 1 :]] = lines.splitlines()
     documents = [line for author in sorted(texts) for line in texts[author]]
-    y = np.array([float(v) for author in sorted(texts) for v in ratings[author]])
+    cast = float if labels == "rating" else int
+    y = np.array([cast(v) for author in sorted(texts) for v in targets[author]])
     train, test, y, y_test = train_test_split(
         documents, y, test_size=0.25, random_state=0
     )

@@ -422,13 +422,18 @@ class AdaGradClassifier(
     Each feature's step size shrinks with the gradients it has seen, so rare but
     predictive features keep large steps. Works on sparse data of any width: the cost
     of a row is proportional to its non-zeros, L1/L2 regularisation included.
-    Multiclass problems are one-vs-rest, all classes updated in one pass.
+    Multiclass problems are one-vs-rest (or multinomial, ``loss="multinomial"``),
+    all classes updated in one pass.
 
     Parameters
     ----------
     loss : {{"log_loss", "hinge", "squared_hinge", "modified_huber", \
-"squared_error"}}, default="log_loss"
-        Loss on the score. ``"log_loss"`` and ``"modified_huber"`` give
+"squared_error", "multinomial"}}, default="log_loss"
+        Loss on the score. With more than two classes every loss but
+        ``"multinomial"`` trains one-vs-rest outputs; ``"multinomial"`` trains
+        the classes' scores together on the multinomial (softmax) log loss
+        (with two classes it is ``"log_loss"``; docs/multiclass.md).
+        ``"log_loss"``, ``"multinomial"`` and ``"modified_huber"`` give
         :meth:`predict_proba`.
     {_adagrad_parameters("dual_averaging", "auto", "auto")}
     {CLASS_WEIGHT}

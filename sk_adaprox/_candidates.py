@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._kernels.common import STATUS_OK
+from ._losses import JOINT_LOSSES, loss_terms
 from ._state import is_on_small_pages, new_state, on_small_pages
 from ._threads import n_threads, run_in_threads
 
@@ -219,7 +220,7 @@ class CandidateSearch:
         # The served candidate's scores, or the new best's if it diverged.
         served_ok = served in results and results[served][2] == STATUS_OK
         row_scores[...] = scores_of[served if served_ok else best]
-        weight = float(row_weights[order].sum()) * n_outputs
+        weight = float(row_weights[order].sum()) * loss_terms(self.loss, n_outputs)
         weight += choice.weight if choice else 0.0
         self._training = states[best]
         self._record_choice(candidates, totals, weight)
@@ -261,7 +262,7 @@ class CandidateSearch:
         class."""
         n_features, n_outputs = self._state.shape[0] - 1, self._state.shape[2]
         compared = self._candidate_classes
-        if compared == 0 or n_outputs <= compared:
+        if compared == 0 or n_outputs <= compared or self.loss in JOINT_LOSSES:
             return None
         # Rows, not weights: under class_weight="balanced" every class weighs
         # the same.

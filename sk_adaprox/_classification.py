@@ -1,14 +1,15 @@
 """Classification plumbing shared by every sk_adaprox classifier.
 
 Labels become kernel targets here: with two classes one output and targets ±1
-(``classes_[1]`` is the positive class); with K > 2 classes K one-vs-rest outputs
-updated in the same pass, and the target is the class index.
+(``classes_[1]`` is the positive class); with K > 2 classes K outputs updated
+in the same pass (one-vs-rest, or the multinomial loss of all K scores), and the
+target is the class index.
 """
 
 from typing import Self
 
 import numpy as np
-from scipy.special import expit
+from scipy.special import expit, softmax
 from sklearn.base import _fit_context
 from sklearn.utils import compute_class_weight
 from sklearn.utils._param_validation import StrOptions
@@ -292,9 +293,12 @@ class OnlineClassifierMixin:
 
     @available_if(_check_proba)
     def predict_proba(self, X: MatrixLike) -> FloatArray:
-        """Probability estimates (``loss="log_loss"`` or ``"modified_huber"``).
+        """Probability estimates (``loss="log_loss"``, ``"multinomial"`` or
+        ``"modified_huber"``).
 
-        For ``log_loss`` the positive-class probability of each one-vs-rest output is
+        For ``multinomial`` the probabilities are the softmax of the classes'
+        scores (with two classes, the logistic function of the one score). For
+        ``log_loss`` the positive-class probability of each one-vs-rest output is
         the logistic function of its score; for ``modified_huber`` it is
         ``(clip(score, -1, 1) + 1) / 2``. With more than two classes the one-vs-rest
         probabilities are normalised to sum to one (uniform where all are zero).
@@ -314,7 +318,9 @@ class OnlineClassifierMixin:
 
     def _proba_from_scores(self, scores):
         decision = self._decision_from_scores(scores)
-        if self.loss == "log_loss":
+        if self.loss == "multinomial" and decision.ndim == 2:
+            return softmax(decision, axis=1)
+        if self.loss in ("log_loss", "multinomial"):
             # scikit-learn's _predict_proba_lr, on scores already computed.
             if decision.ndim == 1:
                 both = np.empty((decision.shape[0], 2))

@@ -260,14 +260,18 @@ class FTRLClassifier(
 
     Each feature has its own learning rate, shrinking with the gradients it has
     seen, and L1 regularisation gives exactly sparse models. The cost of a row is
-    proportional to its non-zeros. Multiclass problems are one-vs-rest, all classes
-    updated in one pass.
+    proportional to its non-zeros. Multiclass problems are one-vs-rest (or
+    multinomial, ``loss="multinomial"``), all classes updated in one pass.
 
     Parameters
     ----------
     loss : {{"log_loss", "hinge", "squared_hinge", "modified_huber", \
-"squared_error"}}, default="log_loss"
-        Loss on the score. ``"log_loss"`` and ``"modified_huber"`` give
+"squared_error", "multinomial"}}, default="log_loss"
+        Loss on the score. With more than two classes every loss but
+        ``"multinomial"`` trains one-vs-rest outputs; ``"multinomial"`` trains
+        the classes' scores together on the multinomial (softmax) log loss
+        (with two classes it is ``"log_loss"``; docs/multiclass.md).
+        ``"log_loss"``, ``"multinomial"`` and ``"modified_huber"`` give
         :meth:`predict_proba`.
     {_ftrl_parameters("auto", "auto")}
     {CLASS_WEIGHT}

@@ -14,15 +14,33 @@ LOSS_CODES = {
     "squared_error": _kernels.SQUARED_ERROR,
     "epsilon_insensitive": _kernels.EPSILON_INSENSITIVE,
     "huber": _kernels.HUBER,
+    "multinomial": _kernels.MULTINOMIAL,
 }
 
 CLASSIFICATION_LOSSES = frozenset(
-    {"hinge", "log_loss", "squared_hinge", "modified_huber", "squared_error"}
+    {
+        "hinge",
+        "log_loss",
+        "squared_hinge",
+        "modified_huber",
+        "squared_error",
+        "multinomial",
+    }
 )
 REGRESSION_LOSSES = frozenset({"squared_error", "huber", "epsilon_insensitive"})
 
 # Losses whose scores map to class probabilities (as in SGDClassifier).
-PROBABILISTIC_LOSSES = frozenset({"log_loss", "modified_huber"})
+PROBABILISTIC_LOSSES = frozenset({"log_loss", "modified_huber", "multinomial"})
+
+# Losses of all of a row's outputs at once: an output's gradient depends on the
+# other outputs' scores, so the outputs cannot be trained apart.
+JOINT_LOSSES = frozenset({"multinomial"})
+
+
+def loss_terms(loss, n_outputs):
+    """The terms of a row's loss that a mean loss is taken over: one per output
+    (one-vs-rest), one for a joint loss of all outputs."""
+    return 1 if loss in JOINT_LOSSES else n_outputs
 
 
 def baseline_loss(loss, epsilon, targets, row_weights, n_outputs, fit_intercept):
@@ -41,6 +59,10 @@ def baseline_loss(loss, epsilon, targets, row_weights, n_outputs, fit_intercept)
     total_weight = float(row_weights.sum())
     if not total_weight > 0.0:
         return 0.0
+    if loss in JOINT_LOSSES and n_outputs > 1:
+        return _multinomial_constant_loss(
+            targets, row_weights, n_outputs, fit_intercept
+        )
     if not fit_intercept:
         zeros = np.zeros((targets.shape[0], n_outputs))
         total = _kernels.weighted_loss_sum(
@@ -58,6 +80,19 @@ def baseline_loss(loss, epsilon, targets, row_weights, n_outputs, fit_intercept)
         p = float(row_weights[positive].sum()) / total_weight
         total += _binary_constant_loss(loss, p)
     return total / n_outputs
+
+
+def _multinomial_constant_loss(targets, row_weights, n_outputs, fit_intercept):
+    """The best constant scores' mean multinomial loss: the entropy of the
+    weighted class frequencies (the scores their logarithms); log K for scores
+    of 0."""
+    if not fit_intercept:
+        return float(np.log(n_outputs))
+    weights = np.bincount(
+        targets.astype(np.intp), weights=row_weights, minlength=n_outputs
+    )
+    frequencies = weights[weights > 0.0] / weights.sum()
+    return float(-np.sum(frequencies * np.log(frequencies)))
 
 
 def _binary_constant_loss(loss, p):

@@ -561,18 +561,22 @@ class ONSClassifier(
     online learner whose steps follow the inverse of the accumulated gradient outer
     products, with logarithmic regret on exp-concave losses.
 
-    Multiclass problems are one-vs-rest, every class its own ONS problem (its own
-    A), all updated in one pass.
+    Multiclass problems are one-vs-rest (or multinomial, ``loss="multinomial"``),
+    every class with its own A, all updated in one pass.
 
     Parameters
     ----------
     loss : {{"log_loss", "squared_hinge", "squared_error", "hinge", \
-"modified_huber"}}, default="log_loss"
+"modified_huber", "multinomial"}}, default="log_loss"
         Loss on the score. The first three are exp-concave on a bounded domain,
         which the method's log T regret needs; ``"hinge"`` and
         ``"modified_huber"`` (linear where they are not flat) run the same update
-        without that guarantee. ``"log_loss"`` and ``"modified_huber"`` give
-        :meth:`predict_proba`.
+        without that guarantee. With more than two classes every loss but
+        ``"multinomial"`` trains one-vs-rest outputs; ``"multinomial"`` trains
+        the classes' scores together on the multinomial (softmax) log loss, each
+        class's matrix updated with its own gradient (with two classes it is
+        ``"log_loss"``; docs/multiclass.md). ``"log_loss"``, ``"multinomial"``
+        and ``"modified_huber"`` give :meth:`predict_proba`.
     {_ONS_PARAMETERS}
     {CLASS_WEIGHT}
 

@@ -14,7 +14,7 @@ from sklearn.model_selection import ShuffleSplit, StratifiedShuffleSplit
 from sklearn.utils import check_random_state
 
 from ._kernels.common import STATUS_NONFINITE_SCORE, STATUS_OK, weighted_loss_sum
-from ._losses import LOSS_CODES, baseline_loss
+from ._losses import JOINT_LOSSES, LOSS_CODES, baseline_loss, loss_terms
 from ._state import is_on_small_pages
 from ._threads import n_threads, output_blocks, run_in_threads
 from .exceptions import PoorFitWarning
@@ -173,9 +173,10 @@ class PassLoop:
         the pass of lowest validation loss, and ``validation_losses_`` records
         each pass's. A loss is the mean over rows (weighted) and over outputs, so
         that ``tol`` means the same for a 20-class one-vs-rest model as for each
-        of its binary problems. With ``row_scores`` (one pass), row i's scores
-        before its update are written to ``row_scores[i]``. ``streaming`` marks a
-        ``partial_fit`` call (see :meth:`_run_candidates`).
+        of its binary problems (the multinomial loss is one term per row). With
+        ``row_scores`` (one pass), row i's scores before its update are written
+        to ``row_scores[i]``. ``streaming`` marks a ``partial_fit`` call (see
+        :meth:`_run_candidates`).
         """
         self._check_training_state()
         weight_total = self._loss_weight(row_weights, rows, streaming)
@@ -237,7 +238,9 @@ class PassLoop:
         if streaming and not self.verbose:
             return 0.0
         visited_weights = row_weights if rows is None else row_weights[rows]
-        return float(visited_weights.sum()) * self._state.shape[2]
+        return float(visited_weights.sum()) * loss_terms(
+            self.loss, self._state.shape[2]
+        )
 
     def _one_pass(self, X, targets, row_weights, order, row_scores, streaming, n_pass):
         """Pass ``n_pass`` over the rows in ``order``: the candidates' while the
@@ -326,7 +329,8 @@ class PassLoop:
 
     def _output_threads(self, X):
         """The threads to train blocks of outputs on over CSR rows X: 1 for one
-        output, for an algorithm whose outputs must train together, and where
+        output, for an algorithm or a loss (multinomial) whose outputs must
+        train together, and where
         copying the blocks, O(n_features * outputs), would cost more than the
         batch (fewer non-zeros than features) or would make a stream's
         candidates kept on small pages (._state.on_small_pages) resident."""
@@ -337,6 +341,7 @@ class PassLoop:
             and X.data.shape[0] >= state.shape[0]
             and not is_on_small_pages(state)
             and self._outputs_split_supported()
+            and self.loss not in JOINT_LOSSES
         ):
             return n_threads(self.n_jobs, n_outputs)
         return 1
@@ -390,7 +395,7 @@ class PassLoop:
             scores,
             row_weights,
         )
-        weight_total = float(row_weights.sum()) * scores.shape[1]
+        weight_total = float(row_weights.sum()) * loss_terms(self.loss, scores.shape[1])
         return loss_sum / weight_total if weight_total > 0 else 0.0
 
     def _warn_if_worse_than_baseline(self, pass_loss, training):

@@ -21,6 +21,7 @@ LOSSES = (
     "squared_error",
     "epsilon_insensitive",
     "huber",
+    "multinomial",
 )
 UPDATES = ("mirror_descent", "dual_averaging")
 STATE_KEYS = (
@@ -47,9 +48,12 @@ def _sigmoid(z):
 
 
 def loss_value(loss, p, y, epsilon=0.1):
-    """l(p, y) of the losses table in ALGORITHMS.md."""
+    """l(p, y) of the losses table in ALGORITHMS.md ("multinomial" of one
+    output: the logistic loss)."""
     p = float(p)
     y = float(y)
+    if loss == "multinomial":
+        loss = "log_loss"
     if loss == "hinge":
         return max(0.0, 1.0 - y * p)
     if loss == "log_loss":
@@ -77,9 +81,12 @@ def loss_value(loss, p, y, epsilon=0.1):
 
 
 def loss_derivative(loss, p, y, epsilon=0.1):
-    """d = dl/dp (p, y) of the losses table in ALGORITHMS.md."""
+    """d = dl/dp (p, y) of the losses table in ALGORITHMS.md ("multinomial" of
+    one output: the logistic loss)."""
     p = float(p)
     y = float(y)
+    if loss == "multinomial":
+        loss = "log_loss"
     if loss == "hinge":
         return -y if y * p < 1.0 else 0.0
     if loss == "log_loss":
@@ -105,6 +112,35 @@ def loss_derivative(loss, p, y, epsilon=0.1):
         r = p - y
         return min(max(r, -epsilon), epsilon)
     raise ValueError(f"unknown loss {loss!r}")
+
+
+def row_loss_and_derivatives(loss, p, target, n_outputs, epsilon=0.1):
+    """A row's loss and the derivatives d_k = dl/dp_k of its K scores ``p``.
+
+    One-vs-rest (every loss but "multinomial"): the sum of each output's binary
+    loss at its +-1 target, and each output's own derivative. "multinomial" with
+    K > 1: the softmax log loss -log(exp(p_y) / sum_j exp(p_j)) of the class
+    index y = ``target``, whose derivatives are softmax(p)_k - [k == y]; with one
+    output (two classes) it is the logistic loss of the +-1 target.
+    """
+    if loss == "multinomial" and n_outputs == 1:
+        loss = "log_loss"
+    if loss == "multinomial":
+        label = int(target)
+        largest = np.max(p)
+        exponentials = np.exp(p - largest)  # the same softmax, without overflow
+        probabilities = exponentials / np.sum(exponentials)
+        derivatives = probabilities.copy()
+        derivatives[label] -= 1.0
+        # log(sum_j exp(p_j)) - p_y, the log-sum-exp shifted by the largest score.
+        value = np.log(np.sum(exponentials)) + largest - p[label]
+        return float(value), derivatives
+    ys = binary_targets(target, n_outputs)
+    values = [loss_value(loss, p[k], ys[k], epsilon) for k in range(n_outputs)]
+    derivatives = [
+        loss_derivative(loss, p[k], ys[k], epsilon) for k in range(n_outputs)
+    ]
+    return float(sum(values)), np.array(derivatives)
 
 
 # ---------------------------------------------------------------------------
@@ -295,14 +331,15 @@ def reference_adagrad(
         t += 1  # this round's number; also "rounds done so far, including this one"
         x = X[i]
         s = row_weights[i]
-        ys = binary_targets(targets[i], K)
-
         # Scores of all outputs with the weights BEFORE this round's update.
         p = np.array([coef[k] @ x + intercept[k] for k in range(K)])
+        row_loss, derivatives = row_loss_and_derivatives(
+            loss, p, targets[i], K, epsilon
+        )
+        loss_sum += s * row_loss
 
         for k in range(K):
-            loss_sum += s * loss_value(loss, p[k], ys[k], epsilon)
-            dk = loss_derivative(loss, p[k], ys[k], epsilon)
+            dk = derivatives[k]
             g = s * dk * x  # zero outside the row's support
             g_b = s * dk
 

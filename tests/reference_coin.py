@@ -12,10 +12,8 @@ Nothing here imports ``sk_adaprox``.
 
 import numpy as np
 from reference_adagrad import (
-    binary_targets,
     checked_rows,
-    loss_derivative,
-    loss_value,
+    row_loss_and_derivatives,
 )
 
 
@@ -107,11 +105,13 @@ def reference_coin(
     for i in order:
         x = np.append(X[i], 1.0 if fit_intercept else 0.0)
         s = row_weights[i]
-        ys = binary_targets(targets[i], K)
         p = full["coef"] @ x
+        row_loss, derivatives = row_loss_and_derivatives(
+            loss, p, targets[i], K, epsilon
+        )
+        loss_sum += s * row_loss
         for k in range(K):
-            loss_sum += s * loss_value(loss, p[k], ys[k], epsilon)
-            dk = loss_derivative(loss, p[k], ys[k], epsilon)
+            dk = derivatives[k]
             for j in range(d + 1):
                 new = coin_round(
                     full["coef"][k, j],
@@ -223,7 +223,6 @@ def reference_normalized_coin(
     for i in order:
         x = np.append(X[i], 1.0 if fit_intercept else 0.0)
         s = row_weights[i]
-        ys = binary_targets(targets[i], K)
         # Score with the served model (every bet over N, before this row); the
         # row's norm is measured against each largest |x|, this row's included.
         M_row = np.maximum(state["M"][0], np.abs(x))
@@ -245,13 +244,15 @@ def reference_normalized_coin(
                 )
             p[k] /= N
         all_scores.append(p)
-        for k in range(K):
-            loss_sum += s * loss_value(loss, p[k], ys[k], epsilon)
+        row_loss, derivatives = row_loss_and_derivatives(
+            loss, p, targets[i], K, epsilon
+        )
+        loss_sum += s * row_loss
         if s == 0.0:
             continue  # a row of weight 0 changes nothing
         state["norms"].append((s, norm))
         for k in range(K):
-            sd = s * loss_derivative(loss, p[k], ys[k], epsilon)
+            sd = s * derivatives[k]
             for j in range(d + 1):
                 if x[j] == 0.0:
                     continue

@@ -23,6 +23,7 @@ from reference_adagrad import (
     checked_rows,
     loss_derivative,
     loss_value,
+    row_loss_and_derivatives,
 )
 
 __all__ = [
@@ -227,16 +228,17 @@ def reference_ftrl(
     for i in order:
         x = X[i]
         s = row_weights[i]
-        ys = binary_targets(targets[i], K)
-
         # Weights of ALL coordinates (non-lazy), then the scores of all outputs
         # with these pre-update weights.
         W, b = weights()
         p = np.array([W[k] @ x + b[k] for k in range(K)])
+        row_loss, derivatives = row_loss_and_derivatives(
+            loss, p, targets[i], K, epsilon
+        )
+        loss_sum += s * row_loss
 
         for k in range(K):
-            loss_sum += s * loss_value(loss, p[k], ys[k], epsilon)
-            dk = loss_derivative(loss, p[k], ys[k], epsilon)
+            dk = derivatives[k]
 
             # Every coordinate; g = 0 off the row's support, so sigma = 0 there and
             # z, n keep their values.

@@ -48,6 +48,7 @@ from reference_adagrad import (
     checked_rows,
     loss_derivative,
     loss_value,
+    row_loss_and_derivatives,
 )
 from scipy.optimize import brentq
 
@@ -70,6 +71,8 @@ __all__ = [
 MATRICES = ("full", "diag", "sketch")
 REGRESSOR_LOSSES = ("squared_error", "huber", "epsilon_insensitive")
 CLASSIFIER_LOSSES = ("log_loss", "squared_hinge")
+# The softmax loss of K > 1 outputs (reference_adagrad.row_loss_and_derivatives).
+JOINT_LOSSES = ("multinomial",)
 
 
 # ---------------------------------------------------------------------------
@@ -305,7 +308,7 @@ def reference_ons(
     loss_sum : float
         Sum over rounds of s_t * sum_k l(p_k, y_k), with pre-update scores.
     """
-    if loss not in REGRESSOR_LOSSES + CLASSIFIER_LOSSES:
+    if loss not in REGRESSOR_LOSSES + CLASSIFIER_LOSSES + JOINT_LOSSES:
         raise ValueError(f"unknown loss {loss!r}")
     if matrix not in MATRICES:
         raise ValueError(f"unknown matrix {matrix!r}")
@@ -356,6 +359,10 @@ def reference_ons(
         ys = binary_targets(targets[i], K)
         # 2. Every output's score before any update.
         p = np.array([W[k] @ x_t for k in range(K)])
+        row_loss, derivatives = row_loss_and_derivatives(
+            loss, p, targets[i], K, epsilon
+        )
+        loss_sum += s * row_loss
         # 3. The running scale m, with this row's non-zero features.
         nonzero = X[i][X[i] != 0.0]
         if s > 0.0:
@@ -364,9 +371,8 @@ def reference_ons(
         scale = total / total_weight if total > 0.0 and total_weight > 0.0 else 1.0
         N = np.append(np.full(d, math.sqrt(scale)), 1.0)
         for k in range(K):
-            loss_sum += s * loss_value(loss, p[k], ys[k], epsilon)
             # 4. c = s dl/dp, g = c x~; c == 0 leaves output k untouched.
-            c = s * loss_derivative(loss, p[k], ys[k], epsilon)
+            c = s * derivatives[k]
             learns = c != 0.0 and x_t.any()
             if not learns and l1 == 0.0 and radius is None:
                 continue  # no gradient, nothing to shrink or project
@@ -404,9 +410,9 @@ def reference_ons(
             # 6. The step along A^{-1} x~.
             direction = np.linalg.solve(step_A, x_t)
             T = s / gamma
-            if matrix != "full" and learns:
+            if matrix != "full" and learns and loss in REGRESSOR_LOSSES:
                 u = flow_multiplier(loss, p[k], ys[k], T, x_t @ direction, epsilon)
-            else:
+            else:  # the linear step (flow_multiplier's T l'(p) for the others)
                 u = c / gamma
             w_prime = W[k] - u * direction
             if l1 > 0.0:

@@ -119,6 +119,27 @@ def test_one_round_is_the_merge_of_the_workers_passes(client, problem, estimator
     )
 
 
+def test_a_multinomial_round_merges_the_workers_passes(client):
+    # The multinomial loss couples a row's outputs, not the workers: a round is
+    # still the merge of each worker's pass (FTRL: n summed, z's increments).
+    X, y = make_rare_features(n_samples=4_000, n_features=2_000, n_classes=3,
+                              random_state=1)  # fmt: skip
+    estimator = FTRLClassifier(loss="multinomial", alpha=0.1, l1=0.0, random_state=0)
+    fitted = DaskEstimator(estimator, max_iter=1).fit(*_dask(X, y))
+    model = fitted.to_local()
+    shards = _expected_round(estimator, X, y, fitted)
+    assert model.coef_.shape == (3, X.shape[1])
+    if len(shards) == 2:
+        np.testing.assert_allclose(
+            model.n_, shards[0].n_ + shards[1].n_, rtol=1e-12, atol=1e-300
+        )
+    else:
+        np.testing.assert_array_equal(model.coef_, shards[0].coef_)
+    probabilities = fitted.predict_proba(_dask(X[:500], y[:500], 250)[0]).compute()
+    np.testing.assert_allclose(probabilities, model.predict_proba(X[:500]), rtol=1e-12)
+    np.testing.assert_allclose(probabilities.sum(axis=1), 1.0)
+
+
 def test_auto_defaults_are_chosen_over_every_worker(client, problem):
     X, y, X_test, y_test = problem
     dX, dy = _dask(X, y)

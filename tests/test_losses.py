@@ -4,7 +4,12 @@ import math
 
 import numpy as np
 import pytest
-from reference_adagrad import LOSSES, loss_derivative, loss_value
+from reference_adagrad import (
+    LOSSES,
+    loss_derivative,
+    loss_value,
+    row_loss_and_derivatives,
+)
 
 from sk_adaprox._kernels import common as _kernels
 from sk_adaprox._losses import LOSS_CODES
@@ -29,6 +34,27 @@ def test_loss_and_derivative_match_reference(loss):
         value, slope = _kernels.loss_and_derivative(LOSS_CODES[loss], p, y, EPSILON)
         assert value == pytest.approx(loss_value(loss, p, y, EPSILON), rel=1e-13)
         assert slope == pytest.approx(loss_derivative(loss, p, y, EPSILON), rel=1e-13)
+
+
+@pytest.mark.parametrize(
+    "scores",
+    [[0.3, -1.2, 2.0, 0.1], [0.0, 0.0, 0.0], [800.0, -800.0, 799.0], [-700.0, 5.0]],
+)
+def test_softmax_row_matches_reference(scores):
+    scores = np.array(scores)
+    weight = 0.7
+    for label in range(scores.shape[0]):
+        slopes = np.empty(scores.shape[0])
+        value = _kernels.row_derivatives(
+            LOSS_CODES["multinomial"], EPSILON, float(label), scores, weight, slopes
+        )
+        expected, derivatives = row_loss_and_derivatives(
+            "multinomial", scores, label, scores.shape[0]
+        )
+        assert value == pytest.approx(expected, rel=1e-13, abs=1e-300)
+        np.testing.assert_allclose(
+            slopes, weight * derivatives, rtol=1e-13, atol=1e-300
+        )
 
 
 def test_log_loss_is_finite_for_huge_scores():

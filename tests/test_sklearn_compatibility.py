@@ -86,6 +86,12 @@ def _expected_failed_checks(estimator):
         AdaGradRegressor(update="mirror_descent", l1=1e-4, shards=3),
         FTRLClassifier(l1=0.5, shards=2),
         FTRLRegressor(shards=2, sync_rows=5),
+        # The multinomial loss of every class's score at once.
+        AdaGradClassifier(loss="multinomial"),
+        FTRLClassifier(loss="multinomial", l1=0.1, average=True),
+        CoinBettingClassifier(loss="multinomial"),
+        ONSClassifier(loss="multinomial"),
+        ONSClassifier(loss="multinomial", matrix="diag", l1=1e-3),
         # Stateless: transform needs no fit (except quantile bins).
         HashingEncoder(),
         HashingEncoder(n_features=64, numeric="quantile", alternate_sign=True),

@@ -15,6 +15,9 @@ MODIFIED_HUBER = 3
 SQUARED_ERROR = 4
 EPSILON_INSENSITIVE = 5
 HUBER = 6
+# The multinomial (softmax) log loss: one loss of all K scores of a row. With one
+# output (two classes) it is the logistic loss, LOG_LOSS.
+MULTINOMIAL = 7
 
 # Slot 0 of every algorithm's state array holds the weights; the algorithm modules
 # name their other slots.
@@ -27,8 +30,9 @@ STATUS_NONFINITE_UPDATE = 2
 
 @jit
 def loss_and_derivative(loss, p, y, epsilon):
-    """Return ``(l(p, y), dl/dp)`` for the loss with integer code ``loss``."""
-    if loss == LOG_LOSS:
+    """Return ``(l(p, y), dl/dp)`` for the loss with integer code ``loss``
+    (``MULTINOMIAL`` of one output: the logistic loss)."""
+    if loss == LOG_LOSS or loss == MULTINOMIAL:
         z = y * p
         # Two branches so that exp never overflows, whatever |p|.
         if z > 0.0:
@@ -80,7 +84,8 @@ def output_target(target, k, n_outputs):
 def row_derivatives(loss, epsilon, target, scores, row_weight, out_scaled_dloss):
     """Fill ``out_scaled_dloss[k] = s_t * dl/dp`` for every output; return the row loss.
 
-    The row loss is the sum over outputs of l(p_k, y_k) (one-vs-rest for K > 1).
+    The row loss is the sum over outputs of l(p_k, y_k) (one-vs-rest for K > 1),
+    or, for ``MULTINOMIAL`` with K > 1, the multinomial log loss of the K scores.
     """
     n_outputs = scores.shape[0]
     row_loss = 0.0
@@ -88,12 +93,38 @@ def row_derivatives(loss, epsilon, target, scores, row_weight, out_scaled_dloss)
         value, slope = loss_and_derivative(loss, scores[0], target, epsilon)
         out_scaled_dloss[0] = row_weight * slope
         return value
+    if loss == MULTINOMIAL:
+        return softmax_derivatives(int(target), scores, row_weight, out_scaled_dloss)
     for k in range(n_outputs):
         y_k = output_target(target, k, n_outputs)
         value, slope = loss_and_derivative(loss, scores[k], y_k, epsilon)
         out_scaled_dloss[k] = row_weight * slope
         row_loss += value
     return row_loss
+
+
+@jit
+def softmax_derivatives(label, scores, row_weight, out_scaled_dloss):
+    """The multinomial log loss ``log(sum_k exp(p_k)) - p_label`` of the scores p,
+    and ``out_scaled_dloss[k] = s_t * (softmax(p)_k - [k == label])``, its
+    derivatives in the scores times the row weight. The largest score is
+    subtracted before exponentiating, so no exp overflows; a non-finite score
+    gives non-finite derivatives (the kernels' divergence check)."""
+    n_outputs = scores.shape[0]
+    largest = scores[0]
+    for k in range(1, n_outputs):
+        largest = max(largest, scores[k])
+    total = 0.0
+    for k in range(n_outputs):
+        exponential = math.exp(scores[k] - largest)
+        out_scaled_dloss[k] = exponential
+        total += exponential
+    for k in range(n_outputs):
+        probability = out_scaled_dloss[k] / total
+        if k == label:
+            probability -= 1.0
+        out_scaled_dloss[k] = row_weight * probability
+    return math.log(total) + largest - scores[label]
 
 
 @jit
