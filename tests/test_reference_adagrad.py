@@ -383,6 +383,8 @@ def test_log_loss_is_stable_for_large_scores():
 _DERIV_POINTS = {
     "hinge": [(0.3, 1.0), (-2.0, 1.0), (0.5, -1.0), (2.0, 1.0), (-1.7, -1.0)],
     "log_loss": [(0.3, 1.0), (-2.0, 1.0), (0.5, -1.0), (7.0, 1.0), (-4.0, -1.0)],
+    # One output: the logistic loss (several: test_multinomial.py's own check).
+    "multinomial": [(0.3, 1.0), (-2.0, 1.0), (0.5, -1.0)],
     "squared_hinge": [(0.3, 1.0), (-2.0, 1.0), (0.5, -1.0), (2.0, 1.0)],
     "modified_huber": [(0.3, 1.0), (-2.0, 1.0), (0.5, -1.0), (2.0, 1.0), (1.8, -1.0)],
     "squared_error": [(0.3, 1.0), (-2.0, 0.7), (4.0, -1.5)],
