@@ -23,6 +23,7 @@ from ._docstrings import (
     TRAINING_PARAMETERS,
 )
 from ._kernels import adagrad as _kernels
+from ._kernels import adagrad_full as _full
 from ._kernels import lazy as _lazy
 from ._kernels.common import WEIGHT
 from ._losses import LOSS_CODES
@@ -42,6 +43,7 @@ class AdaGradParameters(NamedTuple):
     l1: float
     l2: float
     bound: float = math.inf
+    matrix: str = "diag"
 
     def steps(self):
         """``(eta, delta, l1, l2)``, as the kernels take them."""
@@ -64,6 +66,8 @@ class _AdaGrad(LazyProximal):
         "eta": [Interval(Real, 0, None, closed="neither"), StrOptions({"auto"})],
         "delta": [Interval(Real, 0, None, closed="left")],
         "bound": [None, Interval(Real, 0, None, closed="neither")],
+        "matrix": [StrOptions({"diag", "full"})],
+        "max_matrix_bytes": [Interval(Real, 0, None, closed="neither")],
     }
     _step_size_name = "eta"
     _auto_grids = {
@@ -75,15 +79,32 @@ class _AdaGrad(LazyProximal):
     sum_sq_grad_ = StateSlot(_kernels.SUM_SQ_GRAD)
     intercept_sum_sq_grad_ = StateSlot(_kernels.SUM_SQ_GRAD, intercept=True)
     sum_grad_ = StateSlot(_kernels.SUM_GRAD, rule="dual_averaging")
+
+    @property
+    def grad_outer_sum_(self):
+        """G, the sum of the gradients' outer products (``matrix="full"``); see
+        the class's Attributes."""
+        training = getattr(self, "_training", None)
+        gram = None if training is None else training.extras.get("gram")
+        if gram is None:
+            raise AttributeError(
+                f"{type(self).__name__!r} object has no attribute "
+                "'grad_outer_sum_': it exists after fitting with matrix='full'"
+            )
+        return gram[0] if self._coef_shape(1, 1) == (1,) else gram
+
     intercept_sum_grad_ = StateSlot(
         _kernels.SUM_GRAD, intercept=True, rule="dual_averaging"
     )
 
     def _n_state_slots(self, chosen=None):
         # WEIGHT and SUM_SQ_GRAD; dual averaging adds SUM_GRAD, and mirror descent
-        # with l1 or l2 its lazy bookkeeping (LAST_ROUND, IDLE_DECAY).
+        # with l1 or l2 its lazy bookkeeping (LAST_ROUND, IDLE_DECAY), which the
+        # full matrix does not need (every weight is written every round).
         if self._param("update", chosen) == "dual_averaging":
             return 3
+        if self.matrix == "full":
+            return 2
         return 4 if self._param("l1", chosen) > 0 or self.l2 > 0 else 2
 
     def _state_rule(self):
@@ -98,11 +119,43 @@ class _AdaGrad(LazyProximal):
             float(self._param("l1", chosen)),
             float(self.l2),
             math.inf if self.bound is None else float(self.bound),
+            self.matrix,
         )
 
     def _check_parameters(self):
         super()._check_parameters()
         _refuse_a_bound_without_mirror_descent(self.bound, self.update)
+        if self.matrix == "full":
+            _refuse_what_the_full_matrix_lacks(self)
+
+    @property
+    def _not_data_parallel(self):
+        if self.matrix != "full":
+            return None
+        return (
+            "full-matrix AdaGrad steps in the root of the sum of every past "
+            "gradient's outer product, and no rule merges shards' matrices and "
+            "weights into the model that saw all their rows."
+        )
+
+    def _check_state_size(self, n_features, n_outputs):
+        if self.matrix != "full":
+            return
+        needed = _full_matrix_bytes(n_features, n_outputs)
+        if needed > self.max_matrix_bytes:
+            raise ValueError(
+                f"{type(self).__name__}(matrix='full') keeps G, an (n_features + "
+                f"1)^2 matrix, and the round's copy of it per output: with "
+                f"n_features={n_features} and {n_outputs} output(s) that is "
+                f"{needed / 1e9:.3g} GB, over max_matrix_bytes="
+                f"{self.max_matrix_bytes:.3g}. Use matrix='diag' (memory and time "
+                "per row proportional to the row's non-zeros), or raise "
+                "max_matrix_bytes."
+            )
+
+    def _outputs_split_supported(self):
+        # The full matrix's outputs would need their matrices copied per block.
+        return self.matrix != "full"
 
     def _candidates(self, n_features=None, n_outputs=None):
         # With a bound, "auto" tries mirror descent alone (the rule that has one).
@@ -112,13 +165,18 @@ class _AdaGrad(LazyProximal):
         return [each for each in candidates if each.get("update") != "dual_averaging"]
 
     def _weights_are_lazy(self):
-        # Regularised dual averaging's weights are computed when read, too.
+        # Regularised dual averaging's weights are computed when read, too; the
+        # full matrix's are written every round.
         parameters = self._training.parameters
-        return parameters is not None and (parameters.l1 > 0.0 or parameters.l2 > 0.0)
+        if parameters is None or parameters.matrix == "full":
+            return False
+        return parameters.l1 > 0.0 or parameters.l2 > 0.0
 
     def _lazy_strengths(self):
         parameters = self._training.parameters
         if parameters is None or parameters.update == "dual_averaging":
+            return None
+        if parameters.matrix == "full":
             return None
         if parameters.l1 == 0.0 and parameters.l2 == 0.0:
             return None
@@ -139,6 +197,9 @@ class _AdaGrad(LazyProximal):
                 "update rule, whose state cannot be continued. Call fit (with "
                 "warm_start=False) to start over."
             )
+        if new.matrix == "full" or (old is not None and old.matrix == "full"):
+            self._adopt_full_matrix_parameters(state, old, new)
+            return
         regularized = new.l1 > 0.0 or new.l2 > 0.0
         # Also where update="auto" chose dual averaging before the bound was set.
         _refuse_a_bound_without_mirror_descent(new.bound, new.update)
@@ -161,6 +222,23 @@ class _AdaGrad(LazyProximal):
         if regularized:
             _kernels.md_start_lazy(state, self.t_, *new.steps())
 
+    def _adopt_full_matrix_parameters(self, state, old, new):
+        extras = self._training.extras
+        if old is None:
+            size = state.shape[0]
+            extras["gram"] = np.zeros((state.shape[2], size, size))
+            return
+        if old.matrix != new.matrix:
+            raise ValueError(
+                f"matrix={new.matrix!r}, but the model was trained with "
+                f"matrix={old.matrix!r}, whose state cannot be continued. Call fit "
+                "(with warm_start=False) to start over."
+            )
+        if new.update == "dual_averaging" and new != old:
+            # The weights are a function of u, G and t under the parameters.
+            gram = self._training.writable("gram")
+            _full.weights_all(state, gram, self.t_, *new.steps(), True)
+
     def _check_can_start_from_weights(self, n_features, n_outputs):
         super()._check_can_start_from_weights(n_features, n_outputs)
         if self.update == "dual_averaging":
@@ -176,6 +254,13 @@ class _AdaGrad(LazyProximal):
         # the u that yields it, or the assignment would be undone at the
         # coordinate's next update. Mirror descent keeps the weights themselves.
         parameters = self._training.parameters
+        if parameters.matrix == "full":
+            if parameters.update == "dual_averaging":
+                gram = self._training.extras["gram"]
+                _full.sum_grad_from_weights(
+                    self._state_for_reading(), gram, self.t_, *parameters.steps()
+                )
+            return
         if parameters.update == "dual_averaging":
             failed = _kernels.da_sum_grad_from_weights(
                 self._kernel_state(), self.t_, *parameters.steps()
@@ -194,6 +279,8 @@ class _AdaGrad(LazyProximal):
 
     def _catch_up_weights(self, state):
         parameters = self._training.parameters
+        if parameters.matrix == "full":
+            return  # written every round
         if parameters.update == "dual_averaging":
             _kernels.da_weights_all(state, self.t_, *parameters.steps())
         else:
@@ -208,9 +295,12 @@ class _AdaGrad(LazyProximal):
             super()._lazy_sparse_scores(X, state, out)
 
     def _side_by_side_supported(self, parameters):
-        # Dual averaging only: mirror descent has no side-by-side kernel (its lazy
-        # l1/l2 catch-up would need one of its own).
-        return all(each.update == "dual_averaging" for each in parameters)
+        # Diagonal dual averaging only: mirror descent has no side-by-side kernel
+        # (its lazy l1/l2 catch-up would need one of its own).
+        return all(
+            each.update == "dual_averaging" and each.matrix == "diag"
+            for each in parameters
+        )
 
     def _side_by_side_pass(
         self, X, targets, row_weights, order, state, parameters, results
@@ -246,6 +336,18 @@ class _AdaGrad(LazyProximal):
             *parameters.steps(),
             bool(self.fit_intercept),
         )
+        if parameters.matrix == "full":
+            return _full.full_pass(
+                *rows,
+                state,
+                training.writable("gram"),
+                row_scores,
+                *hyper[1:3],
+                *parameters.steps(),
+                parameters.update == "dual_averaging",
+                bool(self.fit_intercept),
+                training.t,
+            )
         averaging = self._average_arguments()
         if parameters.update == "dual_averaging":
             return _kernels.da_pass(*rows, state, row_scores, *hyper, *averaging)
@@ -338,6 +440,33 @@ def _refuse_a_bound_without_mirror_descent(bound, update):
         )
 
 
+def _full_matrix_bytes(n_features, n_outputs):
+    """Bytes of the full matrix's G and the round's copy of it, every output."""
+    return 2 * 8 * n_outputs * (n_features + 1) ** 2
+
+
+def _refuse_what_the_full_matrix_lacks(estimator):
+    """matrix="full" needs delta > 0 (H invertible) and has no box and no
+    averaging."""
+    unsupported = {
+        "delta": estimator.delta == 0.0,
+        "bound": estimator.bound is not None,
+        "average": bool(estimator.average),
+    }
+    for name, refused in unsupported.items():
+        if refused:
+            why = (
+                "H = delta I + G^(1/2) must be invertible: set delta > 0"
+                if name == "delta"
+                else f"the full matrix has no {name}: set {name}="
+                + ("None" if name == "bound" else "False")
+            )
+            raise ValueError(
+                f"matrix='full' with {name}={getattr(estimator, name)!r}: {why}, "
+                "or use matrix='diag'."
+            )
+
+
 def _da_weights_at(state, t, steps):
     _kernels.da_weights_all(state, t, *steps)
 
@@ -373,6 +502,19 @@ default={update}
         tries 0, 1e-6, 1e-5 and 1e-4.
     l2 : float, default=0.0
         L2 regularisation strength, >= 0, applied as ``l2 / 2 * ||w||^2`` per round.
+    matrix : {{"diag", "full"}}, default="diag"
+        ``"diag"``: each coordinate's own step, ``eta / (delta + sqrt(G_i))``,
+        O(the row's non-zeros) per row on data of any width. ``"full"``: the
+        paper's full-matrix AdaGrad, steps in the metric ``H = delta I +
+        G^(1/2)`` with G the sum of the gradients' outer products (over the
+        features and the intercept), which learns how features are correlated;
+        O(n_features^3) per row and output (an eigendecomposition), for up to a
+        few hundred features (docs/adagrad.md). It needs ``delta > 0`` and has
+        no ``bound``, ``average`` or ``shards``.
+    max_matrix_bytes : float, default=2e9
+        With ``matrix="full"``, refuse data whose matrices (two of
+        ``(n_features + 1)^2`` floats per output) would take more bytes, before
+        anything is allocated.
     bound : float, default=None
         Keep every coefficient in ``[-bound, bound]``, > 0: each mirror descent
         step is followed by clipping (the projection onto the box; the
@@ -410,6 +552,10 @@ _ADAGRAD_ATTRIBUTES = f"""intercept_sum_sq_grad_ : ndarray of shape (n_outputs,)
         Sum of gradients u of each coordinate (``update="dual_averaging"`` only).
     intercept_sum_grad_ : ndarray of shape (n_outputs,)
         Sum of intercept gradients (``update="dual_averaging"`` only).
+    grad_outer_sum_ : ndarray of shape (n_features + 1, n_features + 1) or \
+(n_outputs, n_features + 1, n_features + 1)
+        G, the sum of the gradients' outer products over the features and the
+        intercept (last), per output (``matrix="full"`` only).
     {AUTO_ATTRIBUTES}
     {FIT_ATTRIBUTES}"""
 
@@ -487,6 +633,8 @@ class AdaGradClassifier(
         l1: float | str = "auto",
         l2: float = 0.0,
         bound: float | None = None,
+        matrix: str = "diag",
+        max_matrix_bytes: float = 2e9,
         fit_intercept: bool = True,
         max_iter: int = 1000,
         tol: float | None = 1e-3,
@@ -510,6 +658,8 @@ class AdaGradClassifier(
         self.l1 = l1
         self.l2 = l2
         self.bound = bound
+        self.matrix = matrix
+        self.max_matrix_bytes = max_matrix_bytes
         self.fit_intercept = fit_intercept
         self.max_iter = max_iter
         self.tol = tol
@@ -596,6 +746,8 @@ default="squared_error"
         l1: float | str = 0.0,
         l2: float = 0.0,
         bound: float | None = None,
+        matrix: str = "diag",
+        max_matrix_bytes: float = 2e9,
         fit_intercept: bool = True,
         max_iter: int = 1000,
         tol: float | None = 1e-3,
@@ -620,6 +772,8 @@ default="squared_error"
         self.l1 = l1
         self.l2 = l2
         self.bound = bound
+        self.matrix = matrix
+        self.max_matrix_bytes = max_matrix_bytes
         self.fit_intercept = fit_intercept
         self.max_iter = max_iter
         self.tol = tol

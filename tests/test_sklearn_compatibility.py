@@ -86,6 +86,9 @@ def _expected_failed_checks(estimator):
         AdaGradRegressor(update="mirror_descent", l1=1e-4, shards=3),
         FTRLClassifier(l1=0.5, shards=2),
         FTRLRegressor(shards=2, sync_rows=5),
+        # Full-matrix AdaGrad: both rules, l1 and l2.
+        AdaGradClassifier(matrix="full", eta=0.3, l1=1e-3),
+        AdaGradRegressor(matrix="full", update="dual_averaging", l2=1e-3),
         # The multinomial loss of every class's score at once.
         AdaGradClassifier(loss="multinomial"),
         FTRLClassifier(loss="multinomial", l1=0.1, average=True),
