@@ -19,10 +19,10 @@ from _machine import limit_threads, pin, print_machine
 limit_threads()
 
 import argparse
-import time
 import warnings
 
 import numpy as np
+from _floors import best_time
 
 from sk_adaprox import AdaGradRegressor
 from sk_adaprox.exceptions import PoorFitWarning
@@ -48,15 +48,6 @@ def problem(n_samples, n_features, seed=0):
     return X, y
 
 
-def best_of(call, repeats):
-    best = float("inf")
-    for _ in range(repeats):
-        started = time.perf_counter()
-        call()
-        best = min(best, time.perf_counter() - started)
-    return best
-
-
 def eigh_floor(n_rows, size, repeats):
     """Seconds of ``n_rows`` eigendecompositions of a (size x size) matrix."""
     rng = np.random.default_rng(1)
@@ -67,7 +58,7 @@ def eigh_floor(n_rows, size, repeats):
         for _ in range(n_rows):
             np.linalg.eigh(gram)
 
-    return best_of(run, repeats)
+    return best_time(run, repeats)
 
 
 def main():
@@ -87,7 +78,7 @@ def main():
                 eta=0.1, max_iter=1, tol=None, shuffle=False, **params
             )
             model.fit(X[:20], y[:20])  # compiles
-            seconds = best_of(lambda m=model, X=X, y=y: m.fit(X, y), args.repeats)
+            seconds = best_time(lambda m=model, X=X, y=y: m.fit(X, y), args.repeats)
             cells.append(f"{1e6 * seconds / n_rows:.1f}")
         floor = eigh_floor(n_rows, width + 1, args.repeats)
         cells.append(f"{1e6 * floor / n_rows:.1f}")

@@ -89,7 +89,8 @@ class _AdaGrad(LazyProximal):
         if gram is None:
             raise AttributeError(
                 f"{type(self).__name__!r} object has no attribute "
-                "'grad_outer_sum_': it exists after fitting with matrix='full'"
+                "'grad_outer_sum_': it exists while a model fitted with "
+                "matrix='full' keeps its training state (not after sparsify())"
             )
         return gram[0] if self._coef_shape(1, 1) == (1,) else gram
 
@@ -141,16 +142,20 @@ class _AdaGrad(LazyProximal):
     def _check_state_size(self, n_features, n_outputs):
         if self.matrix != "full":
             return
-        needed = _full_matrix_bytes(n_features, n_outputs)
+        # The "auto" candidates each keep their own G while they train, and
+        # fit keeps one more state (the best pass's, or the chosen one's).
+        states = len(self._candidates(n_features, n_outputs) or [None]) + 1
+        needed = states * _full_matrix_bytes(n_features, n_outputs)
         if needed > self.max_matrix_bytes:
             raise ValueError(
                 f"{type(self).__name__}(matrix='full') keeps G, an (n_features + "
-                f"1)^2 matrix, and the round's copy of it per output: with "
-                f"n_features={n_features} and {n_outputs} output(s) that is "
-                f"{needed / 1e9:.3g} GB, over max_matrix_bytes="
+                f"1)^2 matrix, and the round's copy of it per output, in each of "
+                f'{states} training states (the "auto" candidates and one kept '
+                f"state): with n_features={n_features} and {n_outputs} output(s) "
+                f"that is {needed / 1e9:.3g} GB, over max_matrix_bytes="
                 f"{self.max_matrix_bytes:.3g}. Use matrix='diag' (memory and time "
-                "per row proportional to the row's non-zeros), or raise "
-                "max_matrix_bytes."
+                'per row proportional to the row\'s non-zeros), set the "auto" '
+                "parameters to values (one candidate), or raise max_matrix_bytes."
             )
 
     def _outputs_split_supported(self):
@@ -512,9 +517,10 @@ default={update}
         few hundred features (docs/adagrad.md). It needs ``delta > 0`` and has
         no ``bound``, ``average`` or ``shards``.
     max_matrix_bytes : float, default=2e9
-        With ``matrix="full"``, refuse data whose matrices (two of
-        ``(n_features + 1)^2`` floats per output) would take more bytes, before
-        anything is allocated.
+        With ``matrix="full"``, refuse data whose matrices would take more
+        bytes, before anything is allocated: two of ``(n_features + 1)^2``
+        floats per output, in each training state (every ``"auto"``
+        candidate's, which train in turn in the first pass, and one more).
     bound : float, default=None
         Keep every coefficient in ``[-bound, bound]``, > 0: each mirror descent
         step is followed by clipping (the projection onto the box; the

@@ -63,6 +63,8 @@ def baseline_loss(loss, epsilon, targets, row_weights, n_outputs, fit_intercept)
         return _multinomial_constant_loss(
             targets, row_weights, n_outputs, fit_intercept
         )
+    if loss == "multinomial":  # one output, two classes: the logistic loss
+        loss = "log_loss"
     if not fit_intercept:
         zeros = np.zeros((targets.shape[0], n_outputs))
         total = _kernels.weighted_loss_sum(

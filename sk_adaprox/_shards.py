@@ -43,10 +43,14 @@ class ShardedPasses:
         if self.shards is None:
             return
         if self._not_data_parallel is not None:
+            threads = (
+                " (n_jobs still trains the outputs of a multiclass model in threads)"
+                if self._outputs_split_supported()
+                else ""
+            )
             raise ValueError(
                 f"shards={self.shards!r}, but {type(self).__name__} cannot train "
-                f"in shards: {self._not_data_parallel} Use shards=None (n_jobs "
-                "still trains the outputs of a multiclass model in threads)."
+                f"in shards: {self._not_data_parallel} Use shards=None{threads}."
             )
         if self.average:
             raise ValueError(

@@ -195,10 +195,23 @@ def test_full_matrix_learns_what_the_diagonal_cannot():
 def test_memory_guard_refuses_before_allocating():
     X = sp.random(10, 3000, density=0.01, format="csr", random_state=0)
     y = np.arange(10) % 3
-    model = AdaGradClassifier(matrix="full", max_matrix_bytes=1e8)
+    model = AdaGradClassifier(matrix="full", eta=0.3, l1=0.0, max_matrix_bytes=5e8)
     with pytest.raises(ValueError, match="max_matrix_bytes"):
-        model.fit(X, y)  # 3 outputs x 2 x 3001^2 floats = 0.43 GB
+        model.fit(X, y)  # 2 states x 3 outputs x 2 x 3001^2 floats = 0.86 GB
     assert not hasattr(model, "coef_")
+
+
+def test_memory_guard_counts_the_auto_candidates():
+    X = sp.random(30, 40, density=0.3, format="csr", random_state=0)
+    y = np.arange(30) % 2
+    one_state = 2 * 8 * 41**2  # G and the round's copy, one output
+    fixed = AdaGradClassifier(
+        matrix="full", eta=0.3, l1=0.0, max_matrix_bytes=2.5 * one_state
+    )
+    fixed.fit(X, y)  # one candidate and one kept state fit
+    auto = AdaGradClassifier(matrix="full", max_matrix_bytes=2.5 * one_state)
+    with pytest.raises(ValueError, match="17 training states"):
+        auto.fit(X, y)  # 16 candidates and one kept state do not
 
 
 @pytest.mark.parametrize(
@@ -224,3 +237,39 @@ def test_a_change_of_matrix_is_refused_mid_training():
     model.set_params(matrix="diag")
     with pytest.raises(ValueError, match="matrix='full'"):
         model.partial_fit(X, y)
+
+
+def test_l1_step_is_exact_on_an_ill_conditioned_matrix():
+    # Nearly rank-4 features with scales 1 to 100: H is ill-conditioned in the
+    # first rows, where coordinate descent alone crawls; feature-sign search
+    # still ends at the minimiser the generic solver finds.
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(6, 4)) @ rng.normal(size=(4, 20))
+    X = (X + 0.01 * rng.normal(size=X.shape)) * np.logspace(0, 2, 20)
+    y = X @ rng.normal(size=20) / 100 + 0.1 * rng.normal(size=6)
+    params = dict(
+        loss="squared_error", update="mirror_descent", eta=0.1, delta=0.1,
+        l1=0.01, l2=0.0,
+    )  # fmt: skip
+    model = AdaGradRegressor(matrix="full", normalize_y=False, **params)
+    state = None
+    for row in range(6):
+        model.partial_fit(X[row : row + 1], y[row : row + 1])
+        state = reference_full_adagrad(
+            X[row : row + 1], y[row : row + 1], np.ones(1), n_outputs=1,
+            fit_intercept=True, state=state, **params,
+        )  # fmt: skip
+        _assert_weights(model, state, f"after row {row + 1}")
+
+
+def test_an_overflowing_gradient_stops_at_its_row_with_the_model_before_it():
+    X = np.array([[1.0, 0.5], [0.3, -1.0], [1e200, 1e200], [1.0, 1.0]])
+    y = np.array([1.0, -1.0, 2.0, 0.0])
+    model = AdaGradRegressor(matrix="full", normalize_y=False, eta=0.3)
+    model.partial_fit(X[:2], y[:2])
+    coef, intercept = model.coef_.copy(), model.intercept_.copy()
+    with pytest.raises(ValueError, match="diverged"):
+        model.partial_fit(X[2:], y[2:])
+    assert model.t_ == 2
+    np.testing.assert_array_equal(model.coef_, coef)
+    np.testing.assert_array_equal(model.intercept_, intercept)

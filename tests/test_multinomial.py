@@ -243,8 +243,8 @@ def test_close_to_multinomial_logistic_regression_at_convergence():
 
 @pytest.mark.parametrize("algorithm", ["adagrad_da", "ftrl", "ons_diag"])
 def test_two_threads_train_the_model_of_one(algorithm):
-    # A joint loss keeps the outputs together: n_jobs splits no outputs, and
-    # the candidates of "auto" are split by threads as for one-vs-rest.
+    # A joint loss keeps the outputs together: n_jobs splits no outputs (the
+    # test fails if it does: the outputs' blocks would train apart).
     estimator_class, _, _ = ALGORITHMS[algorithm]()
     rng = np.random.default_rng(3)
     X = sp.random(3000, 400, density=0.05, format="csr", random_state=rng)
@@ -370,3 +370,16 @@ def test_data_parallel_shards_train_a_multinomial_model():
         losses.append(log_loss(y_test, model.predict_proba(X_test)))
     assert losses[1] < np.log(4) - 0.1  # learned
     assert losses[1] == pytest.approx(losses[0], abs=0.03)
+
+
+def test_two_classes_warn_of_a_poor_fit_as_the_logistic_loss_does():
+    from sk_adaprox._losses import baseline_loss
+
+    targets = np.array([1.0, -1.0, 1.0, -1.0])
+    weights = np.ones(4)
+    assert baseline_loss("multinomial", 0.1, targets, weights, 1, True) == (
+        baseline_loss("log_loss", 0.1, targets, weights, 1, True)
+    )
+    assert baseline_loss("multinomial", 0.1, targets, weights, 1, True) == (
+        pytest.approx(np.log(2))
+    )

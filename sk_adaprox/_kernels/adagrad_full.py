@@ -12,7 +12,7 @@ with, for mirror descent, Q = H + eta l2 P, b = H w_t - eta g, tau = eta l1, and
 for dual averaging after t rounds, Q = H + eta t l2 P, b = -eta u, tau = eta t l1
 (P keeps the features, not the intercept, which is never regularised). Without
 l1 the weights are Q^{-1} b; with l1, coordinate descent from the current
-weights, finished by the exact solve on the support it found.
+weights, finished by feature-sign search (exact).
 
 The state keeps the weights (``WEIGHT``), G's diagonal (``SUM_SQ_GRAD``, as the
 diagonal AdaGrad's accumulator) and, for dual averaging, u (``SUM_GRAD``).
@@ -36,12 +36,10 @@ from .common import (
 SUM_SQ_GRAD = 1
 SUM_GRAD = 2  # dual averaging only
 
-# Coordinate descent stops when no coordinate moves by more than a tolerance
-# (relative to the weights' scale), or after this many sweeps; the exact solve on
-# the support then removes what is left. A loose tolerance finds the support in
-# few sweeps; where the solve on it fails its checks, a tight one runs on.
+# Coordinate descent, the l1 solver's warm start, stops when no coordinate moves
+# by more than this (relative to the weights' scale), or after this many sweeps;
+# feature-sign search then finds the exact minimiser from there.
 _CD_LOOSE = 1e-6
-_CD_TIGHT = 1e-13
 _CD_SWEEPS = 500
 _EPSILON = np.finfo(np.float64).eps
 
@@ -96,43 +94,96 @@ def _coordinate_descent(Q, b, tau, w, tolerance):
 
 
 @jit
-def _solve_on_support(Q, b, tau, w):
-    """Replace ``w`` by the exact solution of the optimality conditions on its
-    support (the non-zero features and the intercept): Q_SS w_S = b_S -
-    tau sign(w_S). Kept only where it has the same signs and the features off
-    the support stay optimal at zero (|b_i - Q_iS w_S| <= tau); returns whether
-    it was."""
+def _objective(Q, b, tau, w):
     size = w.shape[0]
-    support = np.empty(size, dtype=np.int64)
-    n = 0
+    value = 0.0
     for i in range(size):
-        if w[i] != 0.0 or i == size - 1:
-            support[n] = i
-            n += 1
-    support = support[:n]
+        row = 0.0
+        for j in range(size):
+            row += Q[i, j] * w[j]
+        value += 0.5 * w[i] * row - b[i] * w[i]
+        if i < size - 1:
+            value += tau * abs(w[i])
+    return value
+
+
+@jit
+def _solve_signed(Q, b, tau, signs, active):
+    """The minimiser of the quadratic on the active coordinates with the
+    features' signs fixed: Q_SS w_S = b_S - tau signs_S (zero elsewhere)."""
+    size = signs.shape[0]
+    support = np.flatnonzero(active)
+    n = support.shape[0]
     system = np.empty((n, n))
     right = np.empty(n)
     for a in range(n):
         i = support[a]
-        right[a] = b[i] - (tau * math.copysign(1.0, w[i]) if i < size - 1 else 0.0)
+        right[a] = b[i] - tau * signs[i]
         for c in range(n):
             system[a, c] = Q[i, support[c]]
     solved = np.linalg.solve(system, right)
+    out = np.zeros(size)
     for a in range(n):
-        i = support[a]
-        if i < size - 1 and solved[a] * w[i] <= 0.0:
-            return False
-    for i in range(size - 1):
+        out[support[a]] = solved[a]
+    return out
+
+
+@jit
+def _feature_sign_search(Q, b, tau, w):
+    """The exact minimiser of 1/2 w^T Q w - b^T w + tau |w[:-1]|_1 (Q positive
+    definite), from ``w``, by feature-sign search (Lee, Battle, Raina & Ng,
+    "Efficient sparse coding algorithms", NIPS 2006): solve on the active
+    coordinates with their signs fixed, move towards that solution as far as the
+    objective falls (dropping a coordinate that reaches zero), and activate the
+    zero feature that most violates its optimality condition |b_i - (Q w)_i| <=
+    tau, until none does. Each step lowers the objective, so no sign pattern
+    comes back and the search ends. Returns whether it ended within its steps."""
+    size = w.shape[0]
+    last = size - 1
+    signs = np.zeros(size)
+    active = np.zeros(size, dtype=np.bool_)
+    active[last] = True  # the intercept: free, never thresholded
+    for i in range(last):
         if w[i] != 0.0:
+            active[i] = True
+            signs[i] = math.copysign(1.0, w[i])
+    for _ in range(20 * size + 20):
+        target = _solve_signed(Q, b, tau, signs, active)
+        # The segment from w to target: its end, or where a feature first
+        # changes sign, whichever has the lower objective.
+        best = target
+        best_value = _objective(Q, b, tau, target)
+        consistent = True
+        for i in range(last):
+            if active[i] and target[i] * signs[i] <= 0.0:
+                consistent = False
+                step = w[i] / (w[i] - target[i]) if w[i] != target[i] else 0.0
+                point = w + step * (target - w)
+                point[i] = 0.0
+                value = _objective(Q, b, tau, point)
+                if value < best_value:
+                    best, best_value = point, value
+        for i in range(size):
+            w[i] = best[i]
+        for i in range(last):
+            if active[i] and w[i] == 0.0:
+                active[i] = False
+                signs[i] = 0.0
+            elif active[i]:
+                signs[i] = math.copysign(1.0, w[i])
+        if not consistent:
             continue
-        gradient = b[i]
-        for a in range(n):
-            gradient -= Q[i, support[a]] * solved[a]
-        if abs(gradient) > tau * (1.0 + 1e-12):
-            return False
-    for a in range(n):
-        w[support[a]] = solved[a]
-    return True
+        gradient = b - Q @ w
+        worst, worst_excess = -1, tau * 1e-12
+        for i in range(last):
+            excess = abs(gradient[i]) - tau
+            if not active[i] and excess > worst_excess:
+                worst, worst_excess = i, excess
+        if worst < 0:
+            return True
+        active[worst] = True
+        signs[worst] = math.copysign(1.0, gradient[worst])
+    return False
 
 
 @jit
@@ -148,10 +199,10 @@ def composite_solve(H, b, ridge, tau, w):
         for i in range(size):
             w[i] = solved[i]
         return
+    # Coordinate descent finds the support quickly from the current weights;
+    # feature-sign search makes the result exact.
     _coordinate_descent(Q, b, tau, w, _CD_LOOSE)
-    if not _solve_on_support(Q, b, tau, w):
-        _coordinate_descent(Q, b, tau, w, _CD_TIGHT)
-        _solve_on_support(Q, b, tau, w)
+    _feature_sign_search(Q, b, tau, w)
 
 
 @jit
@@ -266,6 +317,11 @@ def full_pass(
             if not moves[k]:
                 continue
             _add_outer(gram[k], indices, start, end, x, c * c, new_gram[k])
+            # An overflowing gradient stops here: an eigendecomposition of a
+            # matrix with inf would raise instead of reporting the row.
+            if not all_finite(new_gram[k, last]) or not all_finite(new_gram[k].ravel()):
+                finite = False
+                break
             H = root_matrix(new_gram[k], delta)
             w = new_w[k]
             for q in range(size):
