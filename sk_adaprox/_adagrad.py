@@ -242,7 +242,7 @@ class _AdaGrad(LazyProximal):
         if new.update == "dual_averaging" and new != old:
             # The weights are a function of u, G and t under the parameters.
             gram = self._training.writable("gram")
-            _full.weights_all(state, gram, self.t_, *new.steps(), True)
+            _full.da_weights_all(state, gram, self.t_, *new.steps())
 
     def _check_can_start_from_weights(self, n_features, n_outputs):
         super()._check_can_start_from_weights(n_features, n_outputs)

@@ -38,8 +38,9 @@ def root_metric(G, delta):
 def composite_minimizer(Q, b, tau):
     """argmin 1/2 w^T Q w - b^T w + tau |w[:-1]|_1 (the last coordinate free).
 
-    SLSQP (sequential quadratic programming) over w = D^{-1/2} v (D = diag(Q), so that features of any scale
-    are alike to it) with v_F = p - n, p, n >= 0; then the optimality
+    SLSQP (sequential quadratic programming) over w = D^{-1/2} v (D =
+    diag(Q), so that features of any scale are alike to it) with v_F = p - n,
+    p, n >= 0; then the optimality
     conditions solved exactly on the support it found, and checked: every
     feature off the support has |b_i - (Q w)_i| <= tau, and the support's
     signs are those solved for (an AssertionError otherwise)."""

@@ -153,7 +153,7 @@ def test_assigned_weights_are_kept_by_dual_averaging():
     state = model._state_for_reading().copy()
     parameters = model._training.parameters
     gram = model._training.extras["gram"]
-    _full.weights_all(state, gram, model.t_, *parameters.steps(), True)
+    _full.da_weights_all(state, gram, model.t_, *parameters.steps())
     np.testing.assert_allclose(state[:-1, 0, 0], wanted[0], rtol=1e-9, atol=1e-12)
 
 

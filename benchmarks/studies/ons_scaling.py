@@ -145,21 +145,13 @@ def reference_one(scaling, data):
     return best
 
 
-def print_reference_row(name, scores, seconds):
-    cells = ["–" if v is None else f"{v:.4f}" for v in scores]
-    values = [v for v in scores if v is not None]
-    print(
-        f"| {name} | LogisticRegression, best C | "
-        + " | ".join(cells)
-        + f" | {max(values) - min(values):.4f} | {seconds:.1f} |",
-        flush=True,
-    )
-
-
 def print_row(name, label, results):
-    values = [value for value, _, _ in results]
+    """One Markdown row of ``(value, flags, seconds)`` per scaling (value None:
+    not measured, shown as "–")."""
+    values = [value for value, _, _ in results if value is not None]
     cells = [
-        f"{value:.4f}{' ' + flags if flags else ''}" for value, flags, _ in results
+        "–" if value is None else f"{value:.4f}{' ' + flags if flags else ''}"
+        for value, flags, _ in results
     ]
     seconds = max(s for _, _, s in results)
     print(
@@ -201,7 +193,11 @@ def main():
                 for s in SCALINGS
             ]
             seconds = time.perf_counter() - started
-            print_reference_row(name, scores, seconds)
+            print_row(
+                name,
+                "LogisticRegression, best C",
+                [(value, "", seconds) for value in scores],
+            )
 
 
 if __name__ == "__main__":

@@ -32,6 +32,7 @@ from .common import (
     copy_values,
     row_derivatives,
 )
+from .lazy import md_step
 
 SUM_SQ_GRAD = 1
 SUM_GRAD = 2  # dual averaging only
@@ -63,15 +64,6 @@ def root_matrix(gram, delta):
 
 
 @jit
-def _soft_threshold(z, tau):
-    if z > tau:
-        return z - tau
-    if z < -tau:
-        return z + tau
-    return 0.0
-
-
-@jit
 def _coordinate_descent(Q, b, tau, w, tolerance):
     """Minimise 1/2 w^T Q w - b^T w + tau |w[:-1]|_1 in place from ``w``."""
     size = w.shape[0]
@@ -80,8 +72,11 @@ def _coordinate_descent(Q, b, tau, w, tolerance):
         largest_move = 0.0
         largest_weight = 0.0
         for i in range(size):
+            # The coordinate's minimiser z / Q_ii, soft-thresholded by
+            # tau / Q_ii: the proximal step of lazy.md_step at step 1 / Q_ii.
             z = residual[i] + Q[i, i] * w[i]
-            new = _soft_threshold(z, tau if i < size - 1 else 0.0) / Q[i, i]
+            step = 1.0 / Q[i, i]
+            new = md_step(z * step, 0.0, step, tau if i < size - 1 else 0.0, 0.0)
             move = new - w[i]
             if move != 0.0:
                 for q in range(size):
@@ -319,7 +314,7 @@ def full_pass(
             _add_outer(gram[k], indices, start, end, x, c * c, new_gram[k])
             # An overflowing gradient stops here: an eigendecomposition of a
             # matrix with inf would raise instead of reporting the row.
-            if not all_finite(new_gram[k, last]) or not all_finite(new_gram[k].ravel()):
+            if not all_finite(new_gram[k].ravel()):
                 finite = False
                 break
             H = root_matrix(new_gram[k], delta)
@@ -335,7 +330,7 @@ def full_pass(
                 for q in range(size):
                     b[q] = Hw[q] - eta * c * x[q]
                 composite_solve(H, b, eta * l2, eta * l1, w)
-            finite &= all_finite(w) and all_finite(H[last])
+            finite &= all_finite(w)
         if not finite:
             status = STATUS_NONFINITE_UPDATE
             _clear_row_vector(indices, start, end, x)
@@ -360,10 +355,10 @@ def full_pass(
 
 
 @jit
-def weights_all(state, gram, t, eta, delta, l1, l2, dual_averaging):
-    """Every output's weights at round t, computed again from G (and u): after
-    a change of the parameters (dual averaging's weights are a function of u,
-    G and t; mirror descent's are kept as they are)."""
+def da_weights_all(state, gram, t, eta, delta, l1, l2):
+    """Every output's dual-averaging weights at round t, computed again from u,
+    G and t: after a change of the parameters (mirror descent's weights are
+    kept as they are)."""
     size = state.shape[0]
     w = np.empty(size)
     b = np.empty(size)
