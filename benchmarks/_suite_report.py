@@ -1,6 +1,10 @@
-"""The suite's Markdown tables, its targets and its plot, from the results dict."""
+"""The suite's Markdown tables, its targets and its plot, from the results dict:
+the full report of a run (``markdown``) and the section of the documentation's
+performance page (``publish``), which share their tables."""
 
 import math
+import textwrap
+from pathlib import PurePath
 
 OURS = "sk_adaprox"
 METRIC = {"binary": "auc", "multiclass": "accuracy", "regression": "r2"}
@@ -55,25 +59,49 @@ def _by(rows, *keys):
 
 
 def targets(results):
-    """Rows (target, dataset, measured, met) of the issue's targets."""
-    tasks = _tasks(results)
+    """The targets of the issue the suite was written for, met or not.
+
+    Parameters
+    ----------
+    results : dict
+        The run's results, as ``suite.py`` writes them to ``results.json``.
+
+    Returns
+    -------
+    list of tuple
+        Rows (target, dataset, measured, met): throughput against VW and River,
+        time to SGD's best-of-grid on the rare sets (one core, then two), and
+        the classifiers' defaults against the best peer.
+    """
+    sgd = {grid["dataset"]: grid for grid in results["targets_sgd"]}
+    reach = _by(results["time_to_target"], "dataset", "system")
+    floors = {floor["dataset"]: floor for floor in results.get("floors", [])}
+    return [
+        *_throughput_checks(results),
+        *_sooner_checks(results, sgd, reach, floors),
+        *_two_core_checks(results, sgd, reach, floors),
+        *_defaults_checks(results, sgd),
+    ]
+
+
+def _throughput_checks(results):
+    """Ours at twice VW's throughput at no less quality, and 20 times River's."""
     epoch = _by(results["throughput"], "dataset", "system")
     checks = []
-    for name, task in tasks.items():
+    for name, task in _tasks(results).items():
         if task == "regression":
             continue
-        metric = METRIC[task]
+        label = METRIC_LABEL[METRIC[task]]
         for ours, peer in VW_PAIRS:
             if (name, ours) in epoch and (name, peer) in epoch:
                 a, b = epoch[name, ours], epoch[name, peer]
                 ratio = a["nnz_per_second"] / b["nnz_per_second"]
-                gain = a[metric] - b[metric]
-                label = METRIC_LABEL[metric]
+                gain = a[METRIC[task]] - b[METRIC[task]]
                 checks.append(
                     (
                         f"{ours} / {peer} throughput ≥ 2 at ≥ its {label}",
                         name,
-                        f"{ratio:.2f}×, {METRIC_LABEL[metric]} {gain:+.4f}",
+                        f"{ratio:.2f}×, {label} {gain:+.4f}",
                         ratio >= 2 and gain >= -AUC_TIE,
                     )
                 )
@@ -91,9 +119,13 @@ def targets(results):
                         ratio >= 20,
                     )
                 )
-    sgd = {grid["dataset"]: grid for grid in results["targets_sgd"]}
-    reach = _by(results["time_to_target"], "dataset", "system")
-    floors = {floor["dataset"]: floor for floor in results.get("floors", [])}
+    return checks
+
+
+def _sooner_checks(results, sgd, reach, floors):
+    """The defaults on one core reach SGD's best-of-grid on the rare sets sooner
+    than SGD's best point does."""
+    checks = []
     for name in rare_sets(results["mode"]):
         if name not in sgd:
             continue
@@ -114,8 +146,14 @@ def targets(results):
                     bool(reached) and reached["seconds"] < sgd_seconds,
                 )
             )
-    checks += _two_core_checks(results, sgd, reach, floors)
-    for name, task in tasks.items():
+    return checks
+
+
+def _defaults_checks(results, sgd):
+    """The classifiers fitted at their defaults within 1 % of the best peer's
+    score: any peer's epoch or time-to-target best, or SGD's best-of-grid."""
+    checks = []
+    for name, task in _tasks(results).items():
         if task == "regression" or name not in sgd:
             continue
         metric = METRIC[task]
@@ -185,18 +223,135 @@ def _two_core_checks(results, sgd, reach, floors):
     return checks
 
 
-def markdown(results):
+def _system(name):
+    """``name`` with its command-line options in code literals, and a comma
+    before what follows an option: ``VW C++ cache --ftrl alpha=beta=0.1`` gives
+    ``VW C++ cache `--ftrl`, alpha=beta=0.1``."""
+    words = []
+    for word in name.split(" "):
+        if word.startswith("--"):
+            word = f"`{word}`"
+        elif words and words[-1].startswith("`--"):
+            words[-1] += ","
+        words.append(word)
+    return " ".join(words)
+
+
+def _shape(dataset):
+    """The size of a dataset: train rows × features, non-zeros a row, test rows."""
+    per_row = dataset["nnz"] / dataset["train_rows"]
+    return (
+        f"{dataset['train_rows']:,} × {dataset['features']:,} train, "
+        f"{per_row:.1f} non-zeros a row; {dataset['test_rows']:,} test rows"
+    )
+
+
+def _environment(results, core=True):
+    """The run list's machine and versions lines (``core``: name the pinned core)."""
     env = results["environment"]
-    protocol = results["protocol"]
+    pinned = f" (core {results['protocol']['cpu']})" if core else ""
     versions = ", ".join(
         f"{name} {version}" for name, version in env["versions"].items() if version
     )
-    lines = [
-        f"# Benchmark suite, {results['mode']} run, {env['date']}",
-        "",
-        f"- Machine: {env['machine']}; the run pinned to one core (core "
-        f"{protocol['cpu']}); Python {env['python']}.",
+    return [
+        f"- Machine: {env['machine']}; the run pinned to one core{pinned}; "
+        f"Python {env['python']}.",
         f"- Versions: {versions}.",
+    ]
+
+
+def _epoch_table(results, dataset):
+    """The lines of a dataset's one-epoch table, one row per system."""
+    name, task = dataset["name"], dataset["task"]
+    metric = METRIC[task]
+    extra = "log loss" if task != "regression" else None
+    lines = [
+        f"| system | threads | s / epoch | M nnz / s | {METRIC_LABEL[metric]} | "
+        + (f"{extra} | " if extra else "")
+        + "non-zero weights | peak MiB | conversion s |",
+        "|---|---|---|---|---|" + ("---|" if extra else "") + "---|---|---|",
+    ]
+    repeats = results["protocol"]["repeats"]
+    for row in results["throughput"]:
+        if row["dataset"] != name:
+            continue
+        memory = row["peak_memory_mib"]
+        lines.append(
+            f"| {_system(row['system'])} | {row['threads']} | "
+            f"{row['seconds_per_epoch']:.4f}"
+            f"{'*' if row.get('rounds', repeats) < repeats else ''} "
+            f"| {row['nnz_per_second'] / 1e6:.2f} | {_fmt(row[metric])} | "
+            + (f"{_fmt(row['log_loss'])} | " if extra else "")
+            + f"{row['nonzero_weights']:,} | "
+            f"{'–' if memory is None else f'{memory:.1f}'} | "
+            f"{row['conversion_seconds']:.2f} |"
+        )
+    return lines
+
+
+def _sgd_point(grid):
+    """The sentence on SGD's best point of its grid and the grid's time."""
+    best = grid["best"]
+    return (
+        f"SGD's best point: penalty {best['penalty']}, alpha {best['alpha']:g}, "
+        f"{best['seconds']:.3f} s over {best['epochs']} epochs (the grid: "
+        f"{grid['grid_seconds']:.2f} s)."
+    )
+
+
+def _target_table(results, grid):
+    """The lines of a dataset's time-to-target table: the systems trained epoch
+    after epoch, then its 16-candidate floor and its ``fit()`` rows."""
+    name = grid["dataset"]
+    metric = METRIC[_tasks(results)[name]]
+    lines = [
+        f"| system | reached at epoch | seconds | best {METRIC_LABEL[metric]} |",
+        "|---|---|---|---|",
+    ]
+    for row in results["time_to_target"]:
+        if row["dataset"] == name:
+            reached = row["reached"]
+            lines.append(
+                f"| {_system(row['system'])} | "
+                f"{reached['epoch'] if reached else 'never'} | "
+                f"{_fmt(reached['seconds'], 3) if reached else '–'} | "
+                f"{_fmt(row['best_score'])} |"
+            )
+    for floor in results.get("floors", []):
+        if floor["dataset"] == name:
+            lines.append(
+                f"| floor: {floor['candidates']} candidates side by side, one "
+                f"read of the data | (1) | {floor['seconds']:.3f} | "
+                f"{_fmt(floor['score'])} |"
+            )
+    for row in results["user_defaults"]:
+        if row["dataset"] == name:
+            lines.append(
+                f"| `{row['system']}` fit() | ({row['epochs']} epochs) | "
+                f"{row['seconds']:.3f} | {_fmt(row[metric])} |"
+            )
+    return lines
+
+
+def markdown(results):
+    """The full report of a run, for the ``results.md`` beside its JSON.
+
+    Parameters
+    ----------
+    results : dict
+        The run's results, as ``suite.py`` writes them to ``results.json``.
+
+    Returns
+    -------
+    str
+        Markdown: the run list, every dataset's one-epoch table, then every
+        time-to-target table, the targets met or missed and the systems skipped.
+    """
+    protocol = results["protocol"]
+    lines = [
+        f"# Benchmark suite, {results['mode']} run, {results['environment']['date']}",
+        "",
+        *_environment(results),
         f"- Epoch times: best of {protocol['repeats']} interleaved rounds (*: one "
         f"round, for an epoch over {protocol.get('slow_seconds', 10):g} s). Time to "
         f"target: at most {protocol['max_epochs']} epochs or "
@@ -210,101 +365,15 @@ def markdown(results):
         "their defaults, and VW's `--ftrl` also at FTRL's settings. Conversion: "
         "seconds to turn the data into what the system reads (not in the epoch).",
     ]
-    tasks = _tasks(results)
     for dataset in results["datasets"]:
-        name, task = dataset["name"], dataset["task"]
-        metric = METRIC[task]
-        per_row = dataset["nnz"] / dataset["train_rows"]
-        extra = "log loss" if task != "regression" else None
         lines += [
             "",
-            f"### {name} ({task}; {dataset['train_rows']:,} × "
-            f"{dataset['features']:,} train, {per_row:.1f} non-zeros a row; "
-            f"{dataset['test_rows']:,} test rows)",
+            f"### {dataset['name']} ({dataset['task']}; {_shape(dataset)})",
             "",
-            f"| system | threads | s / epoch | M nnz / s | {METRIC_LABEL[metric]} | "
-            + (f"{extra} | " if extra else "")
-            + "non-zero weights | peak MiB | conversion s |",
-            "|---|---|---|---|---|" + ("---|" if extra else "") + "---|---|---|",
+            *_epoch_table(results, dataset),
         ]
-        for row in results["throughput"]:
-            if row["dataset"] != name:
-                continue
-            memory, repeats = row["peak_memory_mib"], protocol["repeats"]
-            lines.append(
-                f"| {row['system']} | {row['threads']} | {row['seconds_per_epoch']:.4f}"
-                f"{'*' if row.get('rounds', repeats) < repeats else ''} "
-                f"| {row['nnz_per_second'] / 1e6:.2f} | {_fmt(row[metric])} | "
-                + (f"{_fmt(row['log_loss'])} | " if extra else "")
-                + f"{row['nonzero_weights']:,} | "
-                f"{'–' if memory is None else f'{memory:.1f}'} | "
-                f"{row['conversion_seconds']:.2f} |"
-            )
-    if results["targets_sgd"]:
-        lines += [
-            "",
-            "## Time to target",
-            "",
-            'The target is the best test score of `SGDClassifier(loss="log_loss")` '
-            "over alpha in {1e-7, …, 1e-3} × penalty in {l2, l1}, fitted to its `tol` "
-            "and picked on the test set. Each system trains at its defaults, epoch "
-            "after epoch; the table gives the first epoch that reaches the target "
-            "and the training seconds until then (VW's C++ driver: a new run of k "
-            "passes). `fit()` rows: our classifiers fitted once at their defaults "
-            "(to `tol`), as a user runs them.",
-        ]
-        for grid in results["targets_sgd"]:
-            name = grid["dataset"]
-            metric = METRIC[tasks[name]]
-            best = grid["best"]
-            lines += [
-                "",
-                f"### {name}: target {METRIC_LABEL[metric]} {grid['target']:.4f}",
-                "",
-                f"SGD's best point: penalty {best['penalty']}, "
-                f"alpha {best['alpha']:g}, "
-                f"{best['seconds']:.3f} s over {best['epochs']} epochs (the grid: "
-                f"{grid['grid_seconds']:.2f} s).",
-                "",
-                "| system | reached at epoch | seconds | "
-                f"best {METRIC_LABEL[metric]} |",
-                "|---|---|---|---|",
-            ]
-            for row in results["time_to_target"]:
-                if row["dataset"] != name:
-                    continue
-                reached = row["reached"]
-                lines.append(
-                    f"| {row['system']} | {reached['epoch'] if reached else 'never'} | "
-                    f"{_fmt(reached['seconds'], 3) if reached else '–'} | "
-                    f"{_fmt(row['best_score'])} |"
-                )
-            for floor in results.get("floors", []):
-                if floor["dataset"] == name:
-                    lines.append(
-                        f"| floor: {floor['candidates']} candidates side by side, one "
-                        f"read of the data | (1) | {floor['seconds']:.3f} | "
-                        f"{_fmt(floor['score'])} |"
-                    )
-            for row in results["user_defaults"]:
-                if row["dataset"] == name:
-                    lines.append(
-                        f"| `{row['system']}` fit() | ({row['epochs']} epochs) | "
-                        f"{row['seconds']:.3f} | {_fmt(row[metric])} |"
-                    )
-    checks = targets(results)
-    if checks:
-        lines += [
-            "",
-            "## Targets",
-            "",
-            "| target | dataset | measured | met? |",
-            "|---|---|---|---|",
-        ]
-        for label, name, measured, met in checks:
-            lines.append(
-                f"| {label} | {name} | {measured} | {'yes' if met else 'NO'} |"
-            )
+    lines += _time_to_target_section(results)
+    lines += _targets_section(results)
     if results["skipped"]:
         lines += ["", "## Skipped", ""]
         for row in results["skipped"]:
@@ -312,8 +381,65 @@ def markdown(results):
     return "\n".join(lines) + "\n"
 
 
+def _time_to_target_section(results):
+    """The report's "Time to target" section: SGD's target, then a table per
+    dataset (no lines when SGD's grid ran on none)."""
+    if not results["targets_sgd"]:
+        return []
+    lines = [
+        "",
+        "## Time to target",
+        "",
+        'The target is the best test score of `SGDClassifier(loss="log_loss")` '
+        "over alpha in {1e-7, …, 1e-3} × penalty in {l2, l1}, fitted to its `tol` "
+        "and picked on the test set. Each system trains at its defaults, epoch "
+        "after epoch; the table gives the first epoch that reaches the target "
+        "and the training seconds until then (VW's C++ driver: a new run of k "
+        "passes). `fit()` rows: our classifiers fitted once at their defaults "
+        "(to `tol`), as a user runs them.",
+    ]
+    tasks = _tasks(results)
+    for grid in results["targets_sgd"]:
+        label = METRIC_LABEL[METRIC[tasks[grid["dataset"]]]]
+        lines += [
+            "",
+            f"### {grid['dataset']}: target {label} {grid['target']:.4f}",
+            "",
+            _sgd_point(grid),
+            "",
+            *_target_table(results, grid),
+        ]
+    return lines
+
+
+def _targets_section(results):
+    """The report's "Targets" section: each target, met or not (no lines when
+    the run measured none)."""
+    checks = targets(results)
+    if not checks:
+        return []
+    lines = [
+        "",
+        "## Targets",
+        "",
+        "| target | dataset | measured | met? |",
+        "|---|---|---|---|",
+    ]
+    for label, name, measured, met in checks:
+        lines.append(f"| {label} | {name} | {measured} | {'yes' if met else 'NO'} |")
+    return lines
+
+
 def plot(results, path):
-    """Throughput against test quality: one panel per dataset, one point per system."""
+    """Throughput against test quality: one panel per dataset, one point per system.
+
+    Parameters
+    ----------
+    results : dict
+        The run's results, as ``suite.py`` writes them to ``results.json``.
+    path : str or os.PathLike
+        Where to write the PNG; nothing is written when the run timed no epoch.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
@@ -340,40 +466,26 @@ def plot(results, path):
         squeeze=False,
     )
     for ax, dataset in zip(axes.flat, datasets, strict=False):
-        metric = METRIC[dataset["task"]]
-        rows = [
-            row for row in results["throughput"] if row["dataset"] == dataset["name"]
-        ]
-        floor = _axis_floor([row[metric] for row in rows])
-        for row in rows:
-            marker, colour = style[row["system"]]
-            score = max(row[metric], floor)
-            ax.scatter(
-                row["nnz_per_second"],
-                score,
-                marker=marker,
-                color=colour,
-                s=60 if row["library"] == OURS else 40,
-                edgecolors="black" if row["library"] == OURS else "none",
-                label=row["system"],
-                clip_on=False,
-            )
-            if row[metric] < floor:  # far below the others: drawn on the axis
-                ax.annotate(
-                    f"{row[metric]:.2f}",
-                    (row["nnz_per_second"], score),
-                    textcoords="offset points",
-                    xytext=(6, 2),
-                    fontsize=7,
-                )
-        ax.set_ylim(bottom=floor)
-        ax.set_xscale("log")
-        ax.set_title(dataset["name"], fontsize=10)
-        ax.set_xlabel("non-zeros per second (one core)")
-        ax.set_ylabel(f"test {METRIC_LABEL[metric]} after one epoch")
-        ax.grid(True, which="both", alpha=0.3)
+        _panel(ax, results, dataset, style)
     for ax in axes.flat[len(datasets) :]:
         ax.axis("off")
+    _legend(figure, results, systems, style)
+    figure.suptitle(
+        f"One epoch: throughput against test quality ({results['environment']['date']},"
+        " sk_adaprox outlined in black)",
+        fontsize=11,
+    )
+    height = figure.get_figheight()
+    figure.tight_layout(rect=(0, legend_inches / height, 1, 1 - title_inches / height))
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
+
+
+def _legend(figure, results, systems, style):
+    """The plot's legend below the panels, five systems a row; ours outlined."""
+    import matplotlib.pyplot as plt
+
+    ours = _ours(results)
     handles = [
         plt.Line2D(
             [],
@@ -381,7 +493,7 @@ def plot(results, path):
             marker=style[system][0],
             color=style[system][1],
             linestyle="",
-            markeredgecolor="black" if system in _ours(results) else "none",
+            markeredgecolor="black" if system in ours else "none",
             markersize=8,
             label=system,
         )
@@ -394,15 +506,41 @@ def plot(results, path):
         fontsize=9,
         frameon=False,
     )
-    figure.suptitle(
-        f"One epoch: throughput against test quality ({results['environment']['date']},"
-        " sk_adaprox outlined in black)",
-        fontsize=11,
-    )
-    height = figure.get_figheight()
-    figure.tight_layout(rect=(0, legend_inches / height, 1, 1 - title_inches / height))
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
+
+
+def _panel(ax, results, dataset, style):
+    """A dataset's panel of the plot: one point per system, in its ``style``
+    (marker, colour); ours outlined in black."""
+    metric = METRIC[dataset["task"]]
+    rows = [row for row in results["throughput"] if row["dataset"] == dataset["name"]]
+    floor = _axis_floor([row[metric] for row in rows])
+    for row in rows:
+        marker, colour = style[row["system"]]
+        score = max(row[metric], floor)
+        ax.scatter(
+            row["nnz_per_second"],
+            score,
+            marker=marker,
+            color=colour,
+            s=60 if row["library"] == OURS else 40,
+            edgecolors="black" if row["library"] == OURS else "none",
+            label=row["system"],
+            clip_on=False,
+        )
+        if row[metric] < floor:  # far below the others: drawn on the axis
+            ax.annotate(
+                f"{row[metric]:.2f}",
+                (row["nnz_per_second"], score),
+                textcoords="offset points",
+                xytext=(6, 2),
+                fontsize=7,
+            )
+    ax.set_ylim(bottom=floor)
+    ax.set_xscale("log")
+    ax.set_title(dataset["name"], fontsize=10)
+    ax.set_xlabel("non-zeros per second (one core)")
+    ax.set_ylabel(f"test {METRIC_LABEL[metric]} after one epoch")
+    ax.grid(True, which="both", alpha=0.3)
 
 
 def _axis_floor(scores):
@@ -423,20 +561,108 @@ def _ours(results):
 
 START, END = "<!-- suite results: start -->", "<!-- suite results: end -->"
 
+_COUNTS = (
+    "Zero One Two Three Four Five Six Seven Eight Nine Ten Eleven Twelve Thirteen "
+    "Fourteen Fifteen Sixteen Seventeen Eighteen Nineteen Twenty"
+).split()
+
+
+def _figure(results, image):
+    """The MyST figure of the plot at ``image``: its caption, wrapped at 79
+    characters, ends on a line of its own with a link to the full-size file."""
+    count = len(results["datasets"])
+    panels = _COUNTS[count] if count < len(_COUNTS) else str(count)
+    panels += " panel" if count == 1 else " panels"
+    caption = (
+        "One epoch: throughput (non-zeros per second, one core, log scale) against "
+        "test quality, one panel per dataset, one point per system; sk_adaprox "
+        "outlined in black. Click the figure to open it at full size, or"
+    )
+    return [
+        f"```{{figure}} {image}",
+        ":width: 100%",
+        f":alt: {panels}, one per dataset: test quality after one epoch against "
+        "non-zeros per second, one point per system",
+        "",
+        *textwrap.wrap(caption, 79, break_long_words=False, break_on_hyphens=False),
+        f"[download it]({image}).",
+        "```",
+    ]
+
+
+def page_section(results, image):
+    """The run's section of the documentation's performance page.
+
+    Parameters
+    ----------
+    results : dict
+        The run's results, as ``suite.py`` writes them to ``results.json``.
+    image : str or os.PathLike
+        The plot's path, relative to the page.
+
+    Returns
+    -------
+    list of str
+        The lines of the section: the plot as a figure, the run list, then per
+        dataset a heading, its shape, its one-epoch table and, for the sets SGD's
+        grid ran on, its time-to-target table. The targets and the systems
+        skipped are left to the run's ``results.md``.
+    """
+    env = results["environment"]
+    image = PurePath(image).as_posix()
+    lines = [
+        *_figure(results, image),
+        "",
+        *_environment(results, core=False),
+        f"- Run of {env['date']}, {results['seconds']:.0f} s in all.",
+    ]
+    grids = {grid["dataset"]: grid for grid in results["targets_sgd"]}
+    for dataset in results["datasets"]:
+        name, task = dataset["name"], dataset["task"]
+        lines += [
+            "",
+            f"### {name}",
+            "",
+            f"{task.capitalize()}; {_shape(dataset)}.",
+            "",
+            "**One epoch**",
+            "",
+            *_epoch_table(results, dataset),
+        ]
+        if name in grids:
+            grid = grids[name]
+            lines += [
+                "",
+                f"**Time to SGD's best {METRIC_LABEL[METRIC[task]]}, "
+                f"{grid['target']:.4f}.** {_sgd_point(grid)}",
+                "",
+                *_target_table(results, grid),
+            ]
+    return lines
+
 
 def publish(results, page, image):
-    """Replace what lies between the START and END markers of the Markdown
-    ``page`` with the run's tables (headings one level down) and the plot at
-    ``image`` (a path relative to the page)."""
+    """Write a run into the documentation's performance page.
+
+    Parameters
+    ----------
+    results : dict
+        The run's results, as ``suite.py`` writes them to ``results.json``.
+    page : pathlib.Path
+        The Markdown page; what lies between its ``START`` and ``END`` markers
+        is replaced by :func:`page_section`, the rest left as it was.
+    image : str or os.PathLike
+        The plot's path, relative to the page.
+
+    Raises
+    ------
+    ValueError
+        If the page lacks either marker.
+    """
     text = page.read_text()
     if START not in text or END not in text:
         raise ValueError(f"{page} has no '{START}' ... '{END}' markers")
-    body = markdown(results).splitlines()
-    body = [f"#{line}" if line.startswith("#") else line for line in body]
-    plot_line = (
-        f"![One epoch: throughput against test quality, one point per system]({image})"
-    )
-    section = "\n".join([START, body[0], "", plot_line, *body[1:], END])
+    section = "\n".join([START, *page_section(results, image), END])
     before, rest = text.split(START, 1)
     after = rest.split(END, 1)[1]
     page.write_text(before + section + after)

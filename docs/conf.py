@@ -16,10 +16,20 @@ sys.path.insert(0, str(DOCS / "_ext"))
 
 from offline_inventories import write_inventories  # noqa: E402 (needs the path)
 
-# The gallery's examples read the real datasets from ../shared/data beside the
-# checkout, or from $SK_ADAPROX_DATA_DIR; they run with examples/ as the current
-# folder, so give them an absolute path.
-os.environ.setdefault("SK_ADAPROX_DATA_DIR", str(DOCS.parents[1] / "shared" / "data"))
+# The gallery's examples fetch their data into scikit-learn's data home. Where a
+# local copy of the data sets is given ($SK_ADAPROX_DATA_DIR, or the folder the
+# tests read), the build fills a data home of its own from it, so that it needs
+# no internet; otherwise the examples download into the user's data home.
+_LOCAL_DATA = Path(
+    os.environ.get("SK_ADAPROX_DATA_DIR", DOCS.parents[1] / "shared" / "data")
+)
+if "SCIKIT_LEARN_DATA" not in os.environ and _LOCAL_DATA.is_dir():
+    sys.path.insert(0, str(DOCS.parent / "tests"))
+    from data_home import populate_data_home  # noqa: E402 (needs the path)
+
+    _DATA_HOME = DOCS / "_build" / "data_home"
+    populate_data_home(_LOCAL_DATA, _DATA_HOME)
+    os.environ["SCIKIT_LEARN_DATA"] = str(_DATA_HOME)
 os.environ.setdefault("MPLBACKEND", "Agg")
 
 project = "sk_adaprox"
@@ -28,11 +38,14 @@ copyright = "2026, the sk_adaprox developers"  # noqa: A001 (Sphinx's name)
 release = sk_adaprox.__version__
 version = release
 
+# Math is rendered as MathML when the pages are built (docs/_ext/mathml.py), so
+# that equations show without a script or a network connection.
+html_math_renderer = "mathml"
 extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
     "sphinx.ext.intersphinx",
-    "sphinx.ext.mathjax",
+    "mathml",
     "sphinx.ext.viewcode",
     "numpydoc",
     "myst_parser",
@@ -76,6 +89,8 @@ sphinx_gallery_conf = {
     "doc_module": ("sk_adaprox",),
     "remove_config_comments": True,
     "show_memory": False,
+    # No pages of build timings (they load a table script from a CDN).
+    "write_computation_times": False,
     "abort_on_example_error": False,
     "only_warn_on_example_error": False,
 }
@@ -89,3 +104,15 @@ html_theme_options = {
     "secondary_sidebar_items": ["page-toc"],
 }
 html_context = {"default_mode": "light"}
+
+# Navigation. The hidden toctree of index.md gives the navbar's entries; each page
+# is in exactly one toctree, so that the navbar highlights its own entry. The left
+# sidebar shows the children of a page's section: the pages without any (the home
+# page, Getting started, Choosing an estimator, Changelog) get no sidebar, rather
+# than an empty column.
+html_sidebars = {
+    "index": [],
+    "getting_started": [],
+    "choosing": [],
+    "changelog": [],
+}

@@ -10,8 +10,8 @@ plots the cross-validated ROC AUC of every pair, and compares the grid with what
 inside their first pass over the data without any cross-validation.
 
 The data is the SMS Spam Collection bundled with sk_adaprox (Almeida, Gómez Hidalgo
-& Yamakami, 2011; UCI Machine Learning Repository; CC BY 4.0): 5,574 text messages,
-13 % of them spam.
+& Yamakami, 2011; UCI Machine Learning Repository; CC BY 4.0 licence): 5,574 text
+messages, 13 % of them spam.
 """
 
 # %%

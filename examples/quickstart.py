@@ -7,7 +7,7 @@ in the first pass), a sparse L1 AdaGrad model, the default FTRL model (alpha and
 l1 chosen the same way) and a sparse L1 FTRL model.
 
 Data: SMS Spam Collection (Almeida, Gómez Hidalgo & Yamakami, 2011; UCI Machine
-Learning Repository; CC BY 4.0), bundled with sk_adaprox.
+Learning Repository; CC BY 4.0 licence), bundled with sk_adaprox.
 """
 
 import time

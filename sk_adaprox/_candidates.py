@@ -318,7 +318,7 @@ class CandidateSearch:
         are the same. Returns None where the algorithm has no such kernel for
         these candidates, and for one-vs-rest models: with K outputs per
         candidate the side-by-side kernel measured slower than one candidate
-        after the other (benchmarks/studies/NOTES.md)."""
+        after the other."""
         if self._state.shape[2] != 1 or self._is_averaging():
             return None
         parameters = [self._weight_parameters(candidate) for candidate in candidates]

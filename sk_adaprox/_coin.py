@@ -321,7 +321,7 @@ class CoinBettingClassifier(
         Loss on the score. With more than two classes every loss but
         ``"multinomial"`` trains one-vs-rest outputs; ``"multinomial"`` trains
         the classes' scores together on the multinomial (softmax) log loss
-        (with two classes it is ``"log_loss"``; docs/multiclass.md).
+        (with two classes it is ``"log_loss"``; :doc:`/multiclass`).
         ``"log_loss"``, ``"multinomial"`` and ``"modified_huber"`` give
         :meth:`predict_proba`.
     {_coin_parameters("normalized")}
@@ -408,7 +408,7 @@ class CoinBettingClassifier(
 _REGRESSOR_UPDATE_NOTE = """
         The regressor's default is ``"cocob"``, the classifier's ``"normalized"``.
         Over five seeds of the regression panel
-        (``benchmarks/studies/coin_regression_defaults.py``), ``"cocob"`` stays within
+        (:doc:`/coin`, "The regressor's defaults"), ``"cocob"`` stays within
         0.009 R² of a tuned ``SGDRegressor`` on every set, where
         ``"normalized"`` misses by up to 0.015 (abalone's correlated features)."""
 

@@ -60,7 +60,7 @@ def training_parameters(tol="1e-3", tol_note=""):
         and its predictions are the same to the bit for every ``n_jobs``.
     shards : int, "hogwild" or None, default=None
         Data-parallel training (AdaGrad and FTRL; the other estimators refuse
-        it; docs/training.md, "One model's rows in shards"). An int: each
+        it; :doc:`/training`, "One model's rows in shards"). An int: each
         pass's rows, in their order, are split into ``shards`` consecutive
         parts that train apart, on up to ``n_jobs`` threads, each on a copy of
         the state, and are merged by the algorithm's rule. The model saw every

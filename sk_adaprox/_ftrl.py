@@ -217,16 +217,17 @@ def _ftrl_parameters(alpha, l1):
 
 _CLASSIFIER_DEFAULTS_WHY = """The defaults (``alpha`` and ``l1`` chosen in the first
     pass, ``beta=0.1``) were chosen on a panel of ten classification sets
-    (benchmarks/studies/selection_study.py, docs/training.md): fitted to ``tol``, they
+    (:doc:`/training`, "Why it works"): fitted to ``tol``, they
     come within 0.005 test AUC of the best of a tuned grid (FTRL's and
     SGDClassifier's, picked on the test set) on every set. The first pass trains
     all 16 candidates; set ``alpha`` and ``l1`` to skip the choice."""
 
 _REGRESSOR_DEFAULTS_WHY = """The defaults ``alpha=0.1, beta=0.1`` were chosen on tf-idf
-    text, one-hot and hashed one-hot, and standardised dense data (docs/ftrl.md,
+    text, one-hot and hashed one-hot, and standardised dense data (:doc:`/ftrl`,
     "Choosing the defaults"); with ``normalize_y`` they come within 0.01 R² of
     SGDRegressor's best ``alpha`` on a regression panel of five sets
-    (benchmarks/regression_panel.py)."""
+    (California housing, Million Song, abalone, scale-data and
+    ``make_regression``, each target in its own units)."""
 
 _FTRL_ATTRIBUTES = f"""z_ : ndarray, same shape as ``coef_``
         z of each coordinate: its sum of gradients, corrected by ``sigma * w`` at
@@ -270,7 +271,7 @@ class FTRLClassifier(
         Loss on the score. With more than two classes every loss but
         ``"multinomial"`` trains one-vs-rest outputs; ``"multinomial"`` trains
         the classes' scores together on the multinomial (softmax) log loss
-        (with two classes it is ``"log_loss"``; docs/multiclass.md).
+        (with two classes it is ``"log_loss"``; :doc:`/multiclass`).
         ``"log_loss"``, ``"multinomial"`` and ``"modified_huber"`` give
         :meth:`predict_proba`.
     {_ftrl_parameters("auto", "auto")}

@@ -10,7 +10,7 @@ shard fits (an intercept, a feature in every row) k times as far as one shard
 did, past its optimum and further at each merge; twice the mean increment
 (parameter mixing with a step of 2) keeps the merged model between the shards'
 and the sum's. Measured on four sets against the mean, the sum, and Vowpal
-Wabbit's AllReduce weighting (``benchmarks/studies/shard_merging.py``), it is
+Wabbit's AllReduce weighting, it is
 the only one that neither loses quality at two shards nor breaks down with
 more shards and frequent merges.
 

@@ -447,7 +447,7 @@ _ONS_PARAMETERS = f"""matrix : {{"auto", "full", "diag", "sketch"}}, default="au
         microseconds), and ``"diag"`` beyond; decided when training starts,
         from the data's width, and kept in ``matrix_``. On correlated features the
         full matrix learns more per pass; on independent or one-hot features the
-        two reach the same scores (docs/ons.md).
+        two reach the same scores (:doc:`/ons`).
     gamma : float, default=0.1
         Step parameter, > 0: the step is ``(1 / gamma) A^-1 g``, so a *larger*
         gamma takes smaller steps. With ``"diag"`` and ``"sketch"``, a loss of
@@ -459,7 +459,7 @@ _ONS_PARAMETERS = f"""matrix : {{"auto", "full", "diag", "sketch"}}, default="au
         model does not depend on the units of the features. It bounds every
         step by ``sqrt(s) / (gamma * sqrt(eps))`` in those units (s the row's
         weight) and damps the first steps. The defaults ``gamma=0.1, eps=100``
-        were chosen on standardized data (docs/ons.md, "Choosing the
+        were chosen on standardized data (:doc:`/ons`, "Choosing the
         defaults").
     l1 : float or "auto", default="auto"
         L1 regularisation strength, >= 0, for ``matrix="diag"``: the step is then
@@ -475,7 +475,7 @@ _ONS_PARAMETERS = f"""matrix : {{"auto", "full", "diag", "sketch"}}, default="au
     radius : float or None, default=None
         If set, the weights in the units of the features (``coef_`` times
         ``sqrt(feature_scale_)``, and the intercept) are kept in the ball of this
-        radius by the generalized projection in the norm of A (docs/ons.md, "The
+        radius by the generalized projection in the norm of A (:doc:`/ons`, "The
         projection"), whenever a step leaves it. It costs a 1-D root find: with
         ``"full"`` after one eigendecomposition of A^-1, O(n_features^3); with
         ``"diag"`` O(n_features) per projected row (rows whose step stays inside
@@ -542,7 +542,7 @@ _NOTES = """A round with gradient g (the loss derivative times the row, and 1 fo
     unweighted gradient), as s copies of the row would. Changing
     ``eps`` between :meth:`partial_fit` calls shifts A by the difference (O(d^3)
     for ``"full"``); ``gamma`` and ``radius`` apply from the next row on
-    (docs/ons.md)."""
+    (:doc:`/ons`)."""
 
 _REFERENCES = """E. Hazan, A. Agarwal and S. Kale. Logarithmic regret algorithms for
     online convex optimization. Machine Learning 69, 2007.
@@ -575,7 +575,7 @@ class ONSClassifier(
         ``"multinomial"`` trains one-vs-rest outputs; ``"multinomial"`` trains
         the classes' scores together on the multinomial (softmax) log loss, each
         class's matrix updated with its own gradient (with two classes it is
-        ``"log_loss"``; docs/multiclass.md). ``"log_loss"``, ``"multinomial"``
+        ``"log_loss"``; :doc:`/multiclass`). ``"log_loss"``, ``"multinomial"``
         and ``"modified_huber"`` give :meth:`predict_proba`.
     {_ONS_PARAMETERS}
     {CLASS_WEIGHT}

@@ -7,7 +7,9 @@ corpus.
 * :func:`make_click_log` draws a click log (categorical and count columns,
   clicks from a logistic model with interactions), a stand-in for Criteo's or
   Avazu's logs;
-* :func:`load_sms_spam` loads the SMS Spam Collection bundled with the package.
+* :func:`load_sms_spam` loads the SMS Spam Collection bundled with the package;
+* :func:`fetch_a9a` and :func:`fetch_elec2` download two public data sets once
+  into scikit-learn's data home and load them.
 """
 
 import lzma
@@ -19,9 +21,16 @@ import scipy.sparse as sp
 from sklearn.utils import Bunch, check_random_state
 
 from ._click_log import make_click_log
+from ._fetchers import fetch_a9a, fetch_elec2
 from ._typing import FloatArray, NDArray, RandomStateLike
 
-__all__ = ["make_rare_features", "make_click_log", "load_sms_spam"]
+__all__ = [
+    "make_rare_features",
+    "make_click_log",
+    "load_sms_spam",
+    "fetch_a9a",
+    "fetch_elec2",
+]
 
 # Features at least this frequent (p_i >= _DENSE_P) are drawn as Bernoulli
 # indicators, a block of columns at a time: the work is proportional to their

@@ -75,7 +75,7 @@ class HashingEncoder(TransformerMixin, BaseEstimator):
     n_features : int, default=1048576
         Number of output columns (``2**20``), at most ``2**32``. Out of ``k``
         distinct keys, a fraction of about ``1 - (1 - 1/n_features)**(k - 1)``
-        share their column with another (docs/hashing.md has a table).
+        share their column with another (:doc:`/hashing` has a table).
     numeric_columns : "auto" or list of str, default="auto"
         The columns read as numbers; all the others are categorical. "auto":
         the floating-point columns (a column of integers is categorical).

@@ -314,8 +314,41 @@ def test_targets_time_to_quality_and_defaults_within_one_percent():
     assert checks["FTRLClassifier() within 1 % of the best peer"][1] is False
 
 
-def test_publish_replaces_only_the_marked_section(tmp_path):
-    results = _results([("AdaGrad MD", "sk_adaprox", 2e7, 0.9)])
+def _published_results():
+    """A run of one binary set with two systems, one named with a VW option,
+    SGD's grid, one time-to-target row, a classifier's fit() and a skip."""
+    results = _results(
+        [
+            ("AdaGrad MD", "sk_adaprox", 2e7, 0.9),
+            ("VW C++ cache --ftrl alpha=beta=0.1", "vowpalwabbit", 1e7, 0.9),
+        ],
+        time_to_target=[
+            {
+                "dataset": "d",
+                "system": "VW C++ cache --ftrl",
+                "target": 0.9,
+                "reached": {"epoch": 2, "seconds": 0.5},
+                "best_score": 0.91,
+            }
+        ],
+        targets_sgd=[
+            {
+                "dataset": "d",
+                "target": 0.9,
+                "grid_seconds": 3.0,
+                "best": {"penalty": "l2", "alpha": 1e-5, "seconds": 1.0, "epochs": 8},
+            }
+        ],
+        defaults=[
+            {
+                "dataset": "d",
+                "system": "FTRLClassifier()",
+                "epochs": 7,
+                "seconds": 0.25,
+                "auc": 0.92,
+            }
+        ],
+    )
     results.update(
         environment={
             "date": "2026-11-25",
@@ -325,17 +358,23 @@ def test_publish_replaces_only_the_marked_section(tmp_path):
         },
         protocol={"repeats": 3, "max_epochs": 10, "budget_seconds": 60, "cpu": 1},
         seconds=1.0,
-        skipped=[],
+        skipped=[{"dataset": "d", "system": "ONS full", "why": "too wide"}],
     )
     results["datasets"][0].update(train_rows=10, test_rows=5, features=3, nnz=20)
-    results["throughput"][0].update(
-        threads="1",
-        seconds_per_epoch=1e-6,
-        log_loss=0.3,
-        nonzero_weights=3,
-        peak_memory_mib=None,
-        conversion_seconds=0.0,
-    )
+    for row in results["throughput"]:
+        row.update(
+            threads="1",
+            seconds_per_epoch=1e-6,
+            log_loss=0.3,
+            nonzero_weights=3,
+            peak_memory_mib=None,
+            conversion_seconds=0.0,
+        )
+    return results
+
+
+def test_publish_replaces_only_the_marked_section(tmp_path):
+    results = _published_results()
     page = tmp_path / "performance.md"
     start, end = _suite_report.START, _suite_report.END
     page.write_text(f"# Performance\n\nbefore\n{start}\nold\n{end}\nafter\n")
@@ -344,11 +383,27 @@ def test_publish_replaces_only_the_marked_section(tmp_path):
     text = page.read_text()
     assert text.startswith("# Performance\n\nbefore\n") and text.endswith("after\n")
     assert "old" not in text and text.count(_suite_report.START) == 1
-    assert "## Benchmark suite, full run, 2026-11-25" in text
-    assert "](images/plot.png)" in text
-    assert (
-        "| AdaGrad MD | 1 | 0.0000 | 20.00 | 0.9000 | 0.3000 | 3 | – | 0.00 |" in text
+    section = text.split(start)[1].split(end)[0]
+    assert section.startswith("\n```{figure} images/plot.png\n:width: 100%\n")
+    assert "[download it](images/plot.png)." in section
+    assert "- Run of 2026-11-25, 1 s in all." in section
+    assert "\n### d\n\nBinary; 10 × 3 train, 2.0 non-zeros a row; 5 test rows.\n" in (
+        section
     )
+    assert "**One epoch**" in section
+    assert (
+        "| AdaGrad MD | 1 | 0.0000 | 20.00 | 0.9000 | 0.3000 | 3 | – | 0.00 |"
+        in section
+    )
+    # Command-line options in code literals, in both tables.
+    assert "| VW C++ cache `--ftrl`, alpha=beta=0.1 | 1 |" in section
+    assert "| VW C++ cache `--ftrl` | 2 | 0.500 | 0.9100 |" in section
+    assert "**Time to SGD's best AUC, 0.9000.** SGD's best point: penalty l2" in section
+    assert "| `FTRLClassifier()` fit() | (7 epochs) | 0.250 | 0.9200 |" in section
+    # The targets and the skips belong to the run's results.md, not the page.
+    assert "Targets" not in text and "Skipped" not in text and "ONS full" not in text
+    report = _suite_report.markdown(results)
+    assert "## Targets" in report and "- d, ONS full: too wide" in report
     page.write_text("# no markers\n")
     with pytest.raises(ValueError, match="markers"):
         _suite_report.publish(results, page, "images/plot.png")

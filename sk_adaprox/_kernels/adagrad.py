@@ -54,8 +54,9 @@ def _adaptive_scale(delta, sum_sq):
 
 @jit
 def step_size(sum_sq, eta, delta):
-    """eta / H, a coordinate's step size in §1a; 0 where H == 0 (delta == 0 and no
-    gradient yet, so there is nothing to move)."""
+    """eta / H, a coordinate's step size in composite mirror descent (Duchi, Hazan
+    & Singer 2011; docs/adagrad.md, "Two update rules"); 0 where H == 0 (delta == 0
+    and no gradient yet, so there is nothing to move)."""
     h = _adaptive_scale(delta, sum_sq)
     if h == 0.0:
         return 0.0
@@ -120,9 +121,9 @@ def _md_row_update(
     bound,
     dry_run,
 ):
-    """Apply round t's §1a step to the row's features, each weight then clipped
-    into ``[-bound, bound]``; with ``dry_run`` only compute it. Return whether
-    every new value is finite. With l1 or l2, also record each updated
+    """Apply round t's composite mirror-descent step to the row's features, each
+    weight then clipped into ``[-bound, bound]``; with ``dry_run`` only compute it.
+    Return whether every new value is finite. With l1 or l2, also record each updated
     coordinate's idle decay for its lazy catch-up."""
     regularized = l1 > 0.0 or l2 > 0.0
     # The box is applied after the row's steps, in a loop of its own: a test
@@ -341,8 +342,9 @@ def da_weight(sum_grad, sum_sq, t, eta, delta, l1, l2):
 
 @jit
 def da_weights_all(state, t, eta, delta, l1, l2):
-    """Write the §1b weights after ``t`` rounds into every ``WEIGHT`` slot, the
-    intercept's (never regularised) included."""
+    """Write the dual-averaging weights (Duchi et al.'s primal-dual update) after
+    ``t`` rounds into every ``WEIGHT`` slot, the intercept's (never regularised)
+    included."""
     n_features = state.shape[0] - 1
     for j in range(n_features + 1):
         l1_j = l1 if j < n_features else 0.0
@@ -417,8 +419,8 @@ def _harmonic_sum(start, count):
 
 @jit
 def da_idle_sum(sum_grad, sum_sq, first, last, eta, delta, l1, l2):
-    """The sum of the §1b weight of a coordinate with fixed (u, G) over rounds
-    ``first`` to ``last``: ``-sign(u) eta`` times the sum of
+    """The sum of the dual-averaging weight of a coordinate with fixed (u, G) over
+    rounds ``first`` to ``last``: ``-sign(u) eta`` times the sum of
     ``(|u| - t l1) / (H + eta t l2)`` over the rounds where ``|u| - t l1 > 0``,
     an arithmetic series (l2 = 0) or a constant plus a harmonic one."""
     if last < first or sum_grad == 0.0:

@@ -44,9 +44,10 @@ def weight(theta, sum_abs, max_abs, reward, alpha):
 
 @jit
 def step(w, theta, sum_abs, max_abs, reward, g, alpha):
-    """One §5 round for one coordinate whose current weight is ``w`` and gradient
-    ``g``; returns the new ``(w, theta, G, L, R)``. A zero gradient changes
-    nothing."""
+    """One round of the cocob rule (the per-coordinate bet of Orabona & Tommasi
+    2017's COCOB-Backprop; docs/coin.md, "The cocob rule") for one coordinate
+    whose current weight is ``w`` and gradient ``g``; returns the new
+    ``(w, theta, G, L, R)``. A zero gradient changes nothing."""
     if g == 0.0:
         return w, theta, sum_abs, max_abs, reward
     max_abs = max(max_abs, abs(g))

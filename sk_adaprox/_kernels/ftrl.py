@@ -7,8 +7,8 @@ and n: the slot is always current, a coordinate that no row touches never change
 and a pass costs O(its non-zeros) whatever ``l1`` and ``l2`` are.
 
 The kernels take ``inverse_alpha`` = 1 / alpha, so that a non-zero's update
-multiplies where §2 divides by alpha (two divisions fewer per non-zero); the
-estimator refuses an alpha whose reciprocal overflows.
+multiplies where McMahan et al.'s Algorithm 1 divides by alpha (two divisions fewer
+per non-zero); the estimator refuses an alpha whose reciprocal overflows.
 """
 
 import math
@@ -48,8 +48,8 @@ def weight(z, n, inverse_alpha, beta, l1, l2):
 
 @jit
 def step(w, z, n, g, inverse_alpha, beta, l1, l2):
-    """One §2 round for one coordinate whose current weight is ``w``; returns the new
-    ``(w, z, n)``."""
+    """One round of McMahan et al.'s Algorithm 1 for one coordinate whose current
+    weight is ``w``; returns the new ``(w, z, n)``."""
     new_n = n + g * g
     sigma = (math.sqrt(new_n) - math.sqrt(n)) * inverse_alpha
     new_z = z + g - sigma * w

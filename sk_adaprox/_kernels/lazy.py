@@ -75,7 +75,8 @@ def _expm1_of_negative(x):
 
 @jit
 def md_idle_decay(step, l1, l2):
-    """What one gradient-free §1a round does to a coordinate with this step size.
+    """What one gradient-free composite mirror-descent round does to a coordinate
+    with this step size.
 
     With l2 > 0: -log r = log1p(step*l2), r the factor |w| + l1/l2 shrinks by per
     round. With l2 == 0: a = step*l1, the amount |w| loses per round. The lazy
@@ -106,7 +107,8 @@ def has_weights(state, j):
 
 @jit
 def md_skip(w, idle_decay, n_rounds, l1, l2):
-    """Apply ``n_rounds`` gradient-free §1a steps at once (the lazy closed form).
+    """Apply ``n_rounds`` gradient-free composite mirror-descent steps at once (the
+    lazy closed form).
 
     With g = 0 one step is |w| <- r*(|w| - a), with a = step*l1 and
     r = 1/(1 + step*l2), clipped at 0. Unrolled over k steps:
@@ -281,8 +283,7 @@ def md_catch_up_row(indices, start, end, state, t, l1, l2):
     Round t's step follows; if the row is rejected instead, md_pass marks its
     features as at round t - 1 again. A loop of its own, apart from the scoring
     loop, and the inner loop of md_catch_up_all written again: both keep the
-    passes faster than the shared alternatives (benchmarks/studies/NOTES.md,
-    "Kernel layout").
+    passes faster than the shared alternatives did when measured.
     """
     for p in range(start, end):
         j = indices[p]
