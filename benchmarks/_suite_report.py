@@ -3,8 +3,9 @@ the full report of a run (``markdown``) and the section of the documentation's
 performance page (``publish``), which share their tables."""
 
 import math
+import re
 import textwrap
-from pathlib import PurePath
+from pathlib import Path, PurePath
 
 OURS = "sk_adaprox"
 METRIC = {"binary": "auc", "multiclass": "accuracy", "regression": "r2"}
@@ -430,6 +431,30 @@ def _targets_section(results):
     return lines
 
 
+def _pyplot():
+    """matplotlib's pyplot on the Agg backend (no display needed)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _styles(results):
+    """The systems of the run's epoch timings, in their order, and each one's
+    (marker, colour): the same in every figure of the run."""
+    plt = _pyplot()
+    systems = list(dict.fromkeys(row["system"] for row in results["throughput"]))
+    markers = "osD^vP*Xh<>p8dH"
+    colours = plt.get_cmap("tab20")
+    style = {
+        system: (markers[i % len(markers)], colours(i % 20))
+        for i, system in enumerate(systems)
+    }
+    return systems, style
+
+
 def plot(results, path):
     """Throughput against test quality: one panel per dataset, one point per system.
 
@@ -440,21 +465,11 @@ def plot(results, path):
     path : str or os.PathLike
         Where to write the PNG; nothing is written when the run timed no epoch.
     """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = _pyplot()
     datasets = results["datasets"]
-    systems = list(dict.fromkeys(row["system"] for row in results["throughput"]))
+    systems, style = _styles(results)
     if not datasets or not systems:  # --systems left no epoch timings
         return
-    markers = "osD^vP*Xh<>p8dH"
-    colours = plt.get_cmap("tab20")
-    style = {
-        system: (markers[i % len(markers)], colours(i % 20))
-        for i, system in enumerate(systems)
-    }
     columns = min(3, len(datasets))
     rows = math.ceil(len(datasets) / columns)
     legend_rows = math.ceil(len(systems) / min(5, len(systems)))
@@ -469,7 +484,13 @@ def plot(results, path):
         _panel(ax, results, dataset, style)
     for ax in axes.flat[len(datasets) :]:
         ax.axis("off")
-    _legend(figure, results, systems, style)
+    figure.legend(
+        handles=_handles(results, systems, style),
+        loc="lower center",
+        ncol=min(5, len(systems)),
+        fontsize=9,
+        frameon=False,
+    )
     figure.suptitle(
         f"One epoch: throughput against test quality ({results['environment']['date']},"
         " sk_adaprox outlined in black)",
@@ -477,16 +498,68 @@ def plot(results, path):
     )
     height = figure.get_figheight()
     figure.tight_layout(rect=(0, legend_inches / height, 1, 1 - title_inches / height))
+    _place_notes(figure)
     figure.savefig(path, dpi=110)
     plt.close(figure)
 
 
-def _legend(figure, results, systems, style):
-    """The plot's legend below the panels, five systems a row; ours outlined."""
-    import matplotlib.pyplot as plt
+def dataset_image(name):
+    """The file name of a dataset's figure: ``benchmark_<slug>.png``, the slug
+    its name in lower case with each run of other characters than letters and
+    digits as one ``_`` (``rare 16k x 50k`` gives ``benchmark_rare_16k_x_50k.png``)."""
+    return f"benchmark_{re.sub(r'[^0-9a-z]+', '_', name.lower())}.png"
 
+
+def plot_datasets(results, folder):
+    """One figure per dataset, to be read at page width: its panel of
+    :func:`plot` (the same markers and colours) with a legend of its systems
+    on the right, 7.2 × 4.5 inches at 100 dpi (720 × 450 pixels).
+
+    Parameters
+    ----------
+    results : dict
+        The run's results, as ``suite.py`` writes them to ``results.json``.
+    folder : str or os.PathLike
+        Where to write the PNGs, named by :func:`dataset_image`.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files written: one per dataset with epoch timings.
+    """
+    plt = _pyplot()
+    systems, style = _styles(results)
+    paths = []
+    for dataset in results["datasets"]:
+        timed = {
+            row["system"]
+            for row in results["throughput"]
+            if row["dataset"] == dataset["name"]
+        }
+        if not timed:
+            continue
+        figure, ax = plt.subplots(figsize=(7.2, 4.5), layout="constrained")
+        _panel(ax, results, dataset, style, note_size=9)
+        ax.legend(
+            handles=_handles(results, [s for s in systems if s in timed], style),
+            loc="center left",
+            bbox_to_anchor=(1.02, 0.5),
+            fontsize=9,
+            frameon=False,
+        )
+        _place_notes(figure)
+        path = Path(folder) / dataset_image(dataset["name"])
+        figure.savefig(path, dpi=100)
+        plt.close(figure)
+        paths.append(path)
+    return paths
+
+
+def _handles(results, systems, style):
+    """The legend's entries of ``systems``, in their ``style``; ours outlined."""
+    plt = _pyplot()
     ours = _ours(results)
-    handles = [
+    return [
         plt.Line2D(
             [],
             [],
@@ -499,18 +572,12 @@ def _legend(figure, results, systems, style):
         )
         for system in systems
     ]
-    figure.legend(
-        handles=handles,
-        loc="lower center",
-        ncol=min(5, len(systems)),
-        fontsize=9,
-        frameon=False,
-    )
 
 
-def _panel(ax, results, dataset, style):
+def _panel(ax, results, dataset, style, note_size=7):
     """A dataset's panel of the plot: one point per system, in its ``style``
-    (marker, colour); ours outlined in black."""
+    (marker, colour); ours outlined in black; the scores below the axis written
+    over their points at ``note_size`` points (then :func:`_place_notes`)."""
     metric = METRIC[dataset["task"]]
     rows = [row for row in results["throughput"] if row["dataset"] == dataset["name"]]
     floor = _axis_floor([row[metric] for row in rows])
@@ -532,8 +599,9 @@ def _panel(ax, results, dataset, style):
                 f"{row[metric]:.2f}",
                 (row["nnz_per_second"], score),
                 textcoords="offset points",
-                xytext=(6, 2),
-                fontsize=7,
+                xytext=(0, 6),
+                horizontalalignment="center",
+                fontsize=note_size,
             )
     ax.set_ylim(bottom=floor)
     ax.set_xscale("log")
@@ -541,6 +609,47 @@ def _panel(ax, results, dataset, style):
     ax.set_xlabel("non-zeros per second (one core)")
     ax.set_ylabel(f"test {METRIC_LABEL[metric]} after one epoch")
     ax.grid(True, which="both", alpha=0.3)
+
+
+def _place_notes(figure):
+    """Move the scores written over the points on each panel's axis (see
+    :func:`_panel`) into the panel where they would cross its side, and a line
+    and a half up, with a line down to their point, where they would run into
+    the score before them. Call it once the layout has placed the panels."""
+    figure.draw_without_rendering()
+    renderer = figure.canvas.get_renderer()
+    points = 72 / figure.dpi  # a pixel in points
+    for ax in figure.axes:
+        frame = ax.get_window_extent(renderer)
+        placed = []
+        for note in sorted(ax.texts, key=lambda text: text.xy[0]):
+            size = note.get_fontsize()
+            for level in range(len(ax.texts)):
+                note.xyann = (0, 6 + level * 1.5 * size)
+                box = note.get_window_extent(renderer)
+                inward = max(frame.x0 + 2 - box.x0, 0) + min(frame.x1 - 2 - box.x1, 0)
+                if inward:
+                    note.xyann = (inward * points, note.xyann[1])
+                    box = note.get_window_extent(renderer)
+                if not any(box.overlaps(other) for other in placed):
+                    break
+            placed.append(box)
+            if level:
+                note.remove()
+                ax.annotate(
+                    note.get_text(),
+                    note.xy,
+                    textcoords="offset points",
+                    xytext=note.xyann,
+                    horizontalalignment="center",
+                    fontsize=size,
+                    arrowprops={
+                        "arrowstyle": "-",
+                        "color": "0.4",
+                        "lw": 0.6,
+                        "shrinkB": 5,
+                    },
+                )
 
 
 def _axis_floor(scores):
@@ -590,6 +699,25 @@ def _figure(results, image):
     ]
 
 
+def _dataset_figure(dataset, image):
+    """The MyST figure of a dataset's plot, ``image`` (see :func:`plot_datasets`)."""
+    name = dataset["name"]
+    label = METRIC_LABEL[METRIC[dataset["task"]]]
+    caption = (
+        f"{name}: test {label} after one epoch against non-zeros per second (one "
+        "core, log scale), one point per system; sk_adaprox outlined in black."
+    )
+    return [
+        f"```{{figure}} {image}",
+        ":width: 100%",
+        f":alt: {name}: test {label} after one epoch against non-zeros per second, "
+        "one point per system",
+        "",
+        *textwrap.wrap(caption, 79, break_long_words=False, break_on_hyphens=False),
+        "```",
+    ]
+
+
 def page_section(results, image):
     """The run's section of the documentation's performance page.
 
@@ -598,32 +726,34 @@ def page_section(results, image):
     results : dict
         The run's results, as ``suite.py`` writes them to ``results.json``.
     image : str or os.PathLike
-        The plot's path, relative to the page.
+        The plot's path, relative to the page; each dataset's figure of
+        :func:`plot_datasets` lies beside it.
 
     Returns
     -------
     list of str
         The lines of the section: the plot as a figure, the run list, then per
-        dataset a heading, its shape, its one-epoch table and, for the sets SGD's
-        grid ran on, its time-to-target table. The targets and the systems
-        skipped are left to the run's ``results.md``.
+        dataset a heading, its shape, its figure, its one-epoch table and, for
+        the sets SGD's grid ran on, its time-to-target table. The targets and
+        the systems skipped are left to the run's ``results.md``.
     """
     env = results["environment"]
-    image = PurePath(image).as_posix()
+    folder = PurePath(image).parent
     lines = [
-        *_figure(results, image),
+        *_figure(results, PurePath(image).as_posix()),
         "",
         *_environment(results, core=False),
         f"- Run of {env['date']}, {results['seconds']:.0f} s in all.",
     ]
     grids = {grid["dataset"]: grid for grid in results["targets_sgd"]}
+    timed = {row["dataset"] for row in results["throughput"]}
     for dataset in results["datasets"]:
         name, task = dataset["name"], dataset["task"]
+        lines += ["", f"### {name}", "", f"{task.capitalize()}; {_shape(dataset)}."]
+        if name in timed:  # plot_datasets drew its figure
+            image = (folder / dataset_image(name)).as_posix()
+            lines += ["", *_dataset_figure(dataset, image)]
         lines += [
-            "",
-            f"### {name}",
-            "",
-            f"{task.capitalize()}; {_shape(dataset)}.",
             "",
             "**One epoch**",
             "",
@@ -652,7 +782,8 @@ def publish(results, page, image):
         The Markdown page; what lies between its ``START`` and ``END`` markers
         is replaced by :func:`page_section`, the rest left as it was.
     image : str or os.PathLike
-        The plot's path, relative to the page.
+        The plot's path, relative to the page; each dataset's figure of
+        :func:`plot_datasets` lies beside it.
 
     Raises
     ------

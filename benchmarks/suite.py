@@ -8,7 +8,8 @@ Run (after ``pip install ".[bench]"``, which installs the peers):
 Each run writes ``results.md`` (the tables), ``results.json`` (every number) and
 ``throughput_auc.png`` (throughput against test quality, one point per system and
 dataset) to ``--out`` (default ``benchmarks/results/<quick|full>``); ``--publish``
-also writes the tables into the docs page and the plot beside it.
+also writes the tables into the docs page and, beside it, the plot and one plot
+per dataset.
 ``--report results.json`` re-writes the tables of an earlier run.
 
 Protocol
@@ -831,7 +832,7 @@ def main(argv=None):
 def write(results, out, page=None):
     """results.json, results.md and the plot in ``out``; with ``page``, also the
     tables into that Markdown page (between its ``results`` markers) and the plot
-    into ``images/`` beside it."""
+    and one plot per dataset into ``images/`` beside it."""
     out.mkdir(parents=True, exist_ok=True)
     (out / "results.json").write_text(json.dumps(results, indent=1))
     markdown = _suite_report.markdown(results)
@@ -843,8 +844,9 @@ def write(results, out, page=None):
         image = page.parent / "images" / "benchmark_throughput_auc.png"
         image.parent.mkdir(exist_ok=True)
         _suite_report.plot(results, image)
+        _suite_report.plot_datasets(results, image.parent)
         _suite_report.publish(results, page, image.relative_to(page.parent))
-        print(f"wrote the tables into {page} and the plot to {image}")
+        print(f"wrote the tables into {page}, the plots to {image.parent}")
 
 
 if __name__ == "__main__":

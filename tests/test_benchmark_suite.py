@@ -391,6 +391,14 @@ def test_publish_replaces_only_the_marked_section(tmp_path):
         section
     )
     assert "**One epoch**" in section
+    # The dataset's own figure, beside the plot, between its shape and its table.
+    shape, figure = (
+        section.split("\n### d\n\n")[1].split("**One epoch**")[0].split("\n\n", 1)
+    )
+    assert shape.startswith("Binary; ")
+    assert figure.startswith("```{figure} images/benchmark_d.png\n:width: 100%\n")
+    assert ":alt: d: test AUC after one epoch" in figure
+    assert figure.endswith("sk_adaprox outlined in black.\n```\n\n")
     assert (
         "| AdaGrad MD | 1 | 0.0000 | 20.00 | 0.9000 | 0.3000 | 3 | – | 0.00 |"
         in section
@@ -407,3 +415,52 @@ def test_publish_replaces_only_the_marked_section(tmp_path):
     page.write_text("# no markers\n")
     with pytest.raises(ValueError, match="markers"):
         _suite_report.publish(results, page, "images/plot.png")
+
+
+def test_plot_datasets_draws_one_page_width_figure_per_dataset(tmp_path):
+    pytest.importorskip("matplotlib")
+    results = _published_results()
+    results["datasets"].append(dict(results["datasets"][0], name="No epoch: Set"))
+    paths = _suite_report.plot_datasets(results, tmp_path)
+    # A set without epoch timings has no figure (and the page shows none).
+    assert paths == [tmp_path / "benchmark_d.png"]
+    assert "benchmark_no_epoch_set.png" not in "\n".join(
+        _suite_report.page_section(results, "images/plot.png")
+    )
+    header = paths[0].read_bytes()[:24]
+    assert header[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = (int.from_bytes(header[i : i + 4], "big") for i in (16, 20))
+    assert (width, height) == (720, 450)
+    assert _suite_report.dataset_image("rare 160k x 1M") == (
+        "benchmark_rare_160k_x_1m.png"
+    )
+
+
+def test_place_notes_keeps_the_scores_on_the_axis_apart_and_inside():
+    pytest.importorskip("matplotlib")
+    from matplotlib.text import Text
+
+    plt = _suite_report._pyplot()
+    figure, ax = plt.subplots(figsize=(4, 3))
+    ax.set_xscale("log")
+    ax.set_xlim(1e6, 1e8)
+    for x in (1.02e6, 1.1e6, 1.2e6, 9.9e7):  # three close, one at the right side
+        ax.annotate(
+            "0.86",
+            (x, 0.0),
+            textcoords="offset points",
+            xytext=(0, 6),
+            horizontalalignment="center",
+        )
+    _suite_report._place_notes(figure)
+    figure.draw_without_rendering()
+    renderer = figure.canvas.get_renderer()
+    frame = ax.get_window_extent(renderer)
+    # The scores' own boxes (an annotation's extent takes in its line).
+    boxes = [Text.get_window_extent(note, renderer) for note in ax.texts]
+    assert len(boxes) == 4
+    assert all(frame.x0 < box.x0 and box.x1 < frame.x1 for box in boxes)
+    assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1 :])
+    lifted = [note for note in ax.texts if note.arrow_patch is not None]
+    assert lifted and all(note.xyann[1] > 6 for note in lifted)
+    plt.close(figure)
