@@ -22,6 +22,8 @@ from scipy import sparse
 from sklearn.datasets import get_data_home, load_svmlight_file
 from sklearn.utils import Bunch
 
+from ._typing import NDArray
+
 __all__ = ["fetch_a9a", "fetch_elec2"]
 
 _FOLDER = "sk_adaprox"
@@ -188,7 +190,7 @@ def fetch_a9a(
     return_X_y: bool = False,
     n_retries: int = 3,
     delay: float = 1.0,
-):
+) -> Bunch | tuple[sparse.csr_matrix, NDArray]:
     """Load the a9a data set (UCI Adult as 123 binary features), downloading it once.
 
     The files are fetched from the LIBSVM data sets page on the first call and
@@ -287,7 +289,7 @@ def fetch_elec2(
     return_X_y: bool = False,
     n_retries: int = 3,
     delay: float = 1.0,
-):
+) -> Bunch | tuple:
     """Load the Elec2 electricity-pricing stream, downloading it once.
 
     The CSV file is fetched on the first call and kept, xz-compressed, in
