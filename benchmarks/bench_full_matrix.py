@@ -1,6 +1,7 @@
-"""Full-matrix AdaGrad's cost per row against the width of the data, one core.
+"""Full-matrix and sketched AdaGrad's cost per row against the width of the data,
+one core.
 
-    python benchmarks/bench_full_matrix.py [--repeats 3] [--cpu N]
+    python benchmarks/bench_full_matrix.py [--repeats 3] [--cpu N] [--wide-only]
 
 Dense standardised rows (n_features = 10, 50, 100 and 200; a regression with
 correlated features), one epoch of ``AdaGradRegressor`` at fixed parameters:
@@ -9,7 +10,15 @@ correlated features), one epoch of ``AdaGradRegressor`` at fixed parameters:
 ``numpy.linalg.eigh`` of an (n_features + 1)^2 matrix per row, the
 eigendecomposition every row of the exact method computes (the rest of a row,
 the root's product, a solve and the rank-one update of G, is O(d^3) and O(d^2)
-beside it). Microseconds per row, best of ``--repeats``.
+beside it). The sketch (``matrix="sketch"``, m = 20) and ONS's full matrix
+run on the same rows. Microseconds per row, best of ``--repeats``.
+
+Then the wide case: sparse rows of 10,000 features (100 non-zeros each), one
+epoch of 2,000 rows, seconds per 10,000 rows: the sketched AdaGrad (m = 20)
+against ONS's sketch (m = 20) and diagonal AdaGrad, and the floor of the
+sketched AdaGrad's work: per row, one eigendecomposition of the sketch's 40 x 40
+Gram matrix (the root of S^T S changes with every row) and one product of the
+40 x 10,001 sketch with a vector.
 """
 
 # ruff: noqa: E402
@@ -22,9 +31,10 @@ import argparse
 import warnings
 
 import numpy as np
+import scipy.sparse as sp
 from _floors import best_time
 
-from sk_adaprox import AdaGradRegressor
+from sk_adaprox import AdaGradRegressor, ONSRegressor
 from sk_adaprox.exceptions import PoorFitWarning
 
 # One epoch of a few hundred rows is timed, not judged.
@@ -36,7 +46,11 @@ VARIANTS = {
     "full, mirror descent": dict(matrix="full", update="mirror_descent", l1=0.0),
     "full, mirror descent, l1": dict(matrix="full", update="mirror_descent", l1=1e-3),
     "full, dual averaging, l1": dict(matrix="full", update="dual_averaging", l1=1e-3),
+    "sketch m=20, mirror descent": dict(
+        matrix="sketch", sketch_size=20, update="mirror_descent", l1=0.0
+    ),
 }
+WIDE_FEATURES, WIDE_NNZ, WIDE_ROWS, SKETCH = 10_000, 100, 2_000, 20
 
 
 def problem(n_samples, n_features, seed=0):
@@ -61,14 +75,34 @@ def eigh_floor(n_rows, size, repeats):
     return best_time(run, repeats)
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--cpu", type=int, default=0, help="the core to pin to")
-    args = parser.parse_args()
-    print_machine(pin(args.cpu))
-    print("| n_features | " + " | ".join(VARIANTS) + " | floor: eigh per row |")
-    print("|---|" + "---|" * (len(VARIANTS) + 1))
+def sketch_floor(n_rows, size, repeats):
+    """Seconds of ``n_rows`` rounds of the sketch's least work a row: one
+    eigendecomposition of a (2m)^2 Gram matrix (its root needs one) and one
+    product of the sketch's transpose with a vector (the step's O(m d))."""
+    rng = np.random.default_rng(2)
+    S = rng.normal(size=(2 * SKETCH, size))
+    gram = S @ S.T
+    c = rng.normal(size=2 * SKETCH)
+
+    def run():
+        for _ in range(n_rows):
+            np.linalg.eigh(gram)
+            S.T @ c
+
+    return best_time(run, repeats)
+
+
+def fit_seconds(model, X, y, repeats):
+    model.fit(X[:20], y[:20])  # compiles
+    return best_time(lambda: model.fit(X, y), repeats)
+
+
+def narrow_table(repeats):
+    ons = "ONS full"
+    print(
+        "| n_features | " + " | ".join(VARIANTS) + f" | {ons} | floor: eigh per row |"
+    )
+    print("|---|" + "---|" * (len(VARIANTS) + 2))
     for width in WIDTHS:
         n_rows = max(200, 200_000 // (width * width))
         X, y = problem(n_rows, width)
@@ -77,12 +111,50 @@ def main():
             model = AdaGradRegressor(
                 eta=0.1, max_iter=1, tol=None, shuffle=False, **params
             )
-            model.fit(X[:20], y[:20])  # compiles
-            seconds = best_time(lambda m=model, X=X, y=y: m.fit(X, y), args.repeats)
-            cells.append(f"{1e6 * seconds / n_rows:.1f}")
-        floor = eigh_floor(n_rows, width + 1, args.repeats)
+            cells.append(f"{1e6 * fit_seconds(model, X, y, repeats) / n_rows:.1f}")
+        model = ONSRegressor(matrix="full", l1=0.0, max_iter=1, tol=None, shuffle=False)
+        cells.append(f"{1e6 * fit_seconds(model, X, y, repeats) / n_rows:.1f}")
+        floor = eigh_floor(n_rows, width + 1, repeats)
         cells.append(f"{1e6 * floor / n_rows:.1f}")
         print(f"| {width} | " + " | ".join(cells) + " |", flush=True)
+
+
+def wide_table(repeats):
+    X = sp.random(
+        WIDE_ROWS, WIDE_FEATURES, density=WIDE_NNZ / WIDE_FEATURES, format="csr",
+        random_state=0, data_rvs=np.random.default_rng(0).standard_normal,
+    )  # fmt: skip
+    y = X @ np.random.default_rng(1).normal(size=WIDE_FEATURES)
+    models = {
+        "AdaGrad sketch, m=20": AdaGradRegressor(
+            matrix="sketch", sketch_size=SKETCH, eta=0.1, update="mirror_descent"
+        ),
+        "ONS sketch, m=20": ONSRegressor(matrix="sketch", sketch_size=SKETCH, l1=0.0),
+        "AdaGrad diagonal": AdaGradRegressor(eta=0.1, update="mirror_descent", l1=0.0),
+    }
+    per = 10_000 / WIDE_ROWS
+    print(f"\n{WIDE_FEATURES:,} features, {WIDE_NNZ} non-zeros a row: seconds per "
+          "10,000 rows")  # fmt: skip
+    print("| system | seconds |\n|---|---|")
+    for name, model in models.items():
+        model.set_params(max_iter=1, tol=None, shuffle=False)
+        print(f"| {name} | {per * fit_seconds(model, X, y, repeats):.2f} |", flush=True)
+    floor = sketch_floor(WIDE_ROWS, WIDE_FEATURES + 1, repeats)
+    print(
+        f"| floor: one eigh of S S^T and one product with S a row | {per * floor:.2f} |"
+    )
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--cpu", type=int, default=0, help="the core to pin to")
+    parser.add_argument("--wide-only", action="store_true")
+    args = parser.parse_args()
+    print_machine(pin(args.cpu))
+    if not args.wide_only:
+        narrow_table(args.repeats)
+    wide_table(args.repeats)
 
 
 if __name__ == "__main__":

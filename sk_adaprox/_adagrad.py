@@ -2,7 +2,7 @@
 
 import functools
 import math
-from numbers import Real
+from numbers import Integral, Real
 from typing import NamedTuple
 
 import numpy as np
@@ -10,6 +10,7 @@ from sklearn.base import RegressorMixin
 from sklearn.linear_model._base import LinearClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from . import _adagrad_matrices as _matrices
 from ._base import OnlineLinearModel
 from ._classification import OnlineClassifierMixin
 from ._docstrings import (
@@ -23,7 +24,6 @@ from ._docstrings import (
     TRAINING_PARAMETERS,
 )
 from ._kernels import adagrad as _kernels
-from ._kernels import adagrad_full as _full
 from ._kernels import lazy as _lazy
 from ._kernels.common import WEIGHT
 from ._losses import LOSS_CODES
@@ -44,6 +44,7 @@ class AdaGradParameters(NamedTuple):
     l2: float
     bound: float = math.inf
     matrix: str = "diag"
+    sketch_size: int = 0  # 0 unless the matrix is the sketch
 
     def steps(self):
         """``(eta, delta, l1, l2)``, as the kernels take them."""
@@ -66,7 +67,8 @@ class _AdaGrad(LazyProximal):
         "eta": [Interval(Real, 0, None, closed="neither"), StrOptions({"auto"})],
         "delta": [Interval(Real, 0, None, closed="left")],
         "bound": [None, Interval(Real, 0, None, closed="neither")],
-        "matrix": [StrOptions({"diag", "full"})],
+        "matrix": [StrOptions({"diag", "full", "sketch"})],
+        "sketch_size": [Interval(Integral, 1, None, closed="left")],
         "max_matrix_bytes": [Interval(Real, 0, None, closed="neither")],
     }
     _step_size_name = "eta"
@@ -101,10 +103,11 @@ class _AdaGrad(LazyProximal):
     def _n_state_slots(self, chosen=None):
         # WEIGHT and SUM_SQ_GRAD; dual averaging adds SUM_GRAD, and mirror descent
         # with l1 or l2 its lazy bookkeeping (LAST_ROUND, IDLE_DECAY), which the
-        # full matrix does not need (every weight is written every round).
+        # full and sketched matrices do not need (every weight is written every
+        # round).
         if self._param("update", chosen) == "dual_averaging":
             return 3
-        if self.matrix == "full":
+        if self.matrix != "diag":
             return 2
         return 4 if self._param("l1", chosen) > 0 or self.l2 > 0 else 2
 
@@ -121,59 +124,72 @@ class _AdaGrad(LazyProximal):
             float(self.l2),
             math.inf if self.bound is None else float(self.bound),
             self.matrix,
+            int(self.sketch_size) if self.matrix == "sketch" else 0,
         )
 
     def _check_parameters(self):
         super()._check_parameters()
         _refuse_a_bound_without_mirror_descent(self.bound, self.update)
-        if self.matrix == "full":
-            _refuse_what_the_full_matrix_lacks(self)
+        if self.matrix != "diag":
+            _matrices.refuse_what_the_matrix_lacks(self)
 
     @property
     def _not_data_parallel(self):
-        if self.matrix != "full":
+        if self.matrix == "diag":
             return None
         return (
-            "full-matrix AdaGrad steps in the root of the sum of every past "
-            "gradient's outer product, and no rule merges shards' matrices and "
-            "weights into the model that saw all their rows."
+            f"{self.matrix}-matrix AdaGrad steps in the root of the sum of every "
+            "past gradient's outer product, and no rule merges shards' matrices "
+            "and weights into the model that saw all their rows."
         )
 
     def _check_state_size(self, n_features, n_outputs):
-        if self.matrix != "full":
+        if self.matrix == "diag":
             return
-        # The "auto" candidates each keep their own G while they train, and
-        # fit keeps one more state (the best pass's, or the chosen one's).
+        # The "auto" candidates each keep their own matrices while they train,
+        # and fit keeps one more state (the best pass's, or the chosen one's).
         states = len(self._candidates(n_features, n_outputs) or [None]) + 1
-        needed = states * _full_matrix_bytes(n_features, n_outputs)
+        needed = states * _matrices.matrix_bytes(
+            self.matrix, self.sketch_size, n_features, n_outputs
+        )
         if needed > self.max_matrix_bytes:
+            kept = (
+                "G, an (n_features + 1)^2 matrix, and the round's copy of it"
+                if self.matrix == "full"
+                else "a sketch of 2 * sketch_size rows of n_features + 1"
+            )
             raise ValueError(
-                f"{type(self).__name__}(matrix='full') keeps G, an (n_features + "
-                f"1)^2 matrix, and the round's copy of it per output, in each of "
-                f'{states} training states (the "auto" candidates and one kept '
-                f"state): with n_features={n_features} and {n_outputs} output(s) "
-                f"that is {needed / 1e9:.3g} GB, over max_matrix_bytes="
-                f"{self.max_matrix_bytes:.3g}. Use matrix='diag' (memory and time "
-                'per row proportional to the row\'s non-zeros), set the "auto" '
-                "parameters to values (one candidate), or raise max_matrix_bytes."
+                f"{type(self).__name__}(matrix={self.matrix!r}) keeps {kept} per "
+                f'output, in each of {states} training states (the "auto" '
+                f"candidates and one kept state): with n_features={n_features} "
+                f"and {n_outputs} output(s) that is {needed / 1e9:.3g} GB, over "
+                f"max_matrix_bytes={self.max_matrix_bytes:.3g}. Use "
+                "matrix='diag' (memory and time per row proportional to the "
+                'row\'s non-zeros), set the "auto" parameters to values (one '
+                "candidate), or raise max_matrix_bytes."
             )
 
     def _outputs_split_supported(self):
-        # The full matrix's outputs would need their matrices copied per block.
-        return self.matrix != "full"
+        # The matrices' outputs would need their matrices copied per block.
+        return self.matrix == "diag"
 
     def _candidates(self, n_features=None, n_outputs=None):
-        # With a bound, "auto" tries mirror descent alone (the rule that has one).
+        # With a bound, "auto" tries mirror descent alone (the rule that has
+        # one); the sketch, l1 = 0 alone (its step has no l1).
         candidates = super()._candidates(n_features, n_outputs)
-        if candidates is None or self.bound is None:
+        if candidates is None:
+            return None
+        if self.matrix == "sketch":
+            candidates = [each for each in candidates if not each.get("l1", 0.0)]
+        if self.bound is None:
             return candidates
         return [each for each in candidates if each.get("update") != "dual_averaging"]
 
     def _weights_are_lazy(self):
         # Regularised dual averaging's weights are computed when read, too; the
-        # full matrix's are written every round.
+        # full and sketched matrices' are written every round.
         parameters = self._training.parameters
-        if parameters is None or parameters.matrix == "full":
+        if parameters is None or parameters.matrix != "diag":
             return False
         return parameters.l1 > 0.0 or parameters.l2 > 0.0
 
@@ -181,7 +197,7 @@ class _AdaGrad(LazyProximal):
         parameters = self._training.parameters
         if parameters is None or parameters.update == "dual_averaging":
             return None
-        if parameters.matrix == "full":
+        if parameters.matrix != "diag":
             return None
         if parameters.l1 == 0.0 and parameters.l2 == 0.0:
             return None
@@ -202,8 +218,8 @@ class _AdaGrad(LazyProximal):
                 "update rule, whose state cannot be continued. Call fit (with "
                 "warm_start=False) to start over."
             )
-        if new.matrix == "full" or (old is not None and old.matrix == "full"):
-            self._adopt_full_matrix_parameters(state, old, new)
+        if new.matrix != "diag" or (old is not None and old.matrix != "diag"):
+            self._adopt_matrix_parameters(state, old, new)
             return
         regularized = new.l1 > 0.0 or new.l2 > 0.0
         # Also where update="auto" chose dual averaging before the bound was set.
@@ -227,22 +243,22 @@ class _AdaGrad(LazyProximal):
         if regularized:
             _kernels.md_start_lazy(state, self.t_, *new.steps())
 
-    def _adopt_full_matrix_parameters(self, state, old, new):
-        extras = self._training.extras
+    def _adopt_matrix_parameters(self, state, old, new):
         if old is None:
-            size = state.shape[0]
-            extras["gram"] = np.zeros((state.shape[2], size, size))
+            extras = _matrices.new_extras(new, state.shape[2], state.shape[0])
+            self._training.extras.update(extras)
             return
-        if old.matrix != new.matrix:
+        if (old.matrix, old.sketch_size) != (new.matrix, new.sketch_size):
             raise ValueError(
-                f"matrix={new.matrix!r}, but the model was trained with "
-                f"matrix={old.matrix!r}, whose state cannot be continued. Call fit "
-                "(with warm_start=False) to start over."
+                f"matrix={new.matrix!r} (sketch_size={self.sketch_size!r}), but "
+                f"the model was trained with matrix={old.matrix!r}"
+                + (f", sketch_size={old.sketch_size}" if old.sketch_size else "")
+                + ", whose state cannot be continued. Call fit (with "
+                "warm_start=False) to start over."
             )
         if new.update == "dual_averaging" and new != old:
-            # The weights are a function of u, G and t under the parameters.
-            gram = self._training.writable("gram")
-            _full.da_weights_all(state, gram, self.t_, *new.steps())
+            # The weights are a function of u, the matrix and t.
+            _matrices.da_weights_all(self._training, state, self.t_, new)
 
     def _check_can_start_from_weights(self, n_features, n_outputs):
         super()._check_can_start_from_weights(n_features, n_outputs)
@@ -259,11 +275,11 @@ class _AdaGrad(LazyProximal):
         # the u that yields it, or the assignment would be undone at the
         # coordinate's next update. Mirror descent keeps the weights themselves.
         parameters = self._training.parameters
-        if parameters.matrix == "full":
+        if parameters.matrix != "diag":
             if parameters.update == "dual_averaging":
-                gram = self._training.extras["gram"]
-                _full.sum_grad_from_weights(
-                    self._state_for_reading(), gram, self.t_, *parameters.steps()
+                state = self._state_for_reading()
+                _matrices.sum_grad_from_weights(
+                    self._training, state, self.t_, parameters
                 )
             return
         if parameters.update == "dual_averaging":
@@ -284,7 +300,7 @@ class _AdaGrad(LazyProximal):
 
     def _catch_up_weights(self, state):
         parameters = self._training.parameters
-        if parameters.matrix == "full":
+        if parameters.matrix != "diag":
             return  # written every round
         if parameters.update == "dual_averaging":
             _kernels.da_weights_all(state, self.t_, *parameters.steps())
@@ -341,17 +357,9 @@ class _AdaGrad(LazyProximal):
             *parameters.steps(),
             bool(self.fit_intercept),
         )
-        if parameters.matrix == "full":
-            return _full.full_pass(
-                *rows,
-                state,
-                training.writable("gram"),
-                row_scores,
-                *hyper[1:3],
-                *parameters.steps(),
-                parameters.update == "dual_averaging",
-                bool(self.fit_intercept),
-                training.t,
+        if parameters.matrix != "diag":
+            return _matrices.run_pass(
+                training, rows, state, row_scores, hyper[1:3], bool(self.fit_intercept)
             )
         averaging = self._average_arguments()
         if parameters.update == "dual_averaging":
@@ -445,33 +453,6 @@ def _refuse_a_bound_without_mirror_descent(bound, update):
         )
 
 
-def _full_matrix_bytes(n_features, n_outputs):
-    """Bytes of the full matrix's G and the round's copy of it, every output."""
-    return 2 * 8 * n_outputs * (n_features + 1) ** 2
-
-
-def _refuse_what_the_full_matrix_lacks(estimator):
-    """matrix="full" needs delta > 0 (H invertible) and has no box and no
-    averaging."""
-    unsupported = {
-        "delta": estimator.delta == 0.0,
-        "bound": estimator.bound is not None,
-        "average": bool(estimator.average),
-    }
-    for name, refused in unsupported.items():
-        if refused:
-            why = (
-                "H = delta I + G^(1/2) must be invertible: set delta > 0"
-                if name == "delta"
-                else f"the full matrix has no {name}: set {name}="
-                + ("None" if name == "bound" else "False")
-            )
-            raise ValueError(
-                f"matrix='full' with {name}={getattr(estimator, name)!r}: {why}, "
-                "or use matrix='diag'."
-            )
-
-
 def _da_weights_at(state, t, steps):
     _kernels.da_weights_all(state, t, *steps)
 
@@ -507,20 +488,31 @@ default={update}
         tries 0, 1e-6, 1e-5 and 1e-4.
     l2 : float, default=0.0
         L2 regularisation strength, >= 0, applied as ``l2 / 2 * ||w||^2`` per round.
-    matrix : {{"diag", "full"}}, default="diag"
+    matrix : {{"diag", "full", "sketch"}}, default="diag"
         ``"diag"``: each coordinate's own step, ``eta / (delta + sqrt(G_i))``,
         O(the row's non-zeros) per row on data of any width. ``"full"``: the
         paper's full-matrix AdaGrad, steps in the metric ``H = delta I +
         G^(1/2)`` with G the sum of the gradients' outer products (over the
         features and the intercept), which learns how features are correlated;
         O(n_features^3) per row and output (an eigendecomposition), for up to a
-        few hundred features (:doc:`/adagrad`). It needs ``delta > 0`` and has
+        few hundred features (:doc:`/adagrad`). ``"sketch"``: the same steps
+        with G replaced by a Frequent Directions sketch of the gradients
+        (Ada-FD, Wan & Zhang 2016) of ``2 * sketch_size`` rows, O(sketch_size *
+        n_features) per row and output, for thousands of features; no ``l1``
+        (``l1="auto"`` tries ``eta`` alone). Both need ``delta > 0`` and have
         no ``bound``, ``average`` or ``shards``.
+    sketch_size : int, default=20
+        The number of directions m the sketch keeps (``matrix="sketch"``): it
+        holds 2m rows and shrinks to m when they are used. With m at least the
+        rank of the gradients seen, the sketch is exact and the steps are the
+        full matrix's.
     max_matrix_bytes : float, default=2e9
-        With ``matrix="full"``, refuse data whose matrices would take more
-        bytes, before anything is allocated: two of ``(n_features + 1)^2``
-        floats per output, in each training state (every ``"auto"``
-        candidate's, which train in turn in the first pass, and one more).
+        With ``matrix="full"`` or ``"sketch"``, refuse data whose matrices would
+        take more bytes, before anything is allocated: two of ``(n_features +
+        1)^2`` floats per output (full), or ``2 * sketch_size`` rows of
+        ``n_features + 1`` floats and their ``(2 * sketch_size)^2`` Gram matrix
+        (sketch), in each training state (every ``"auto"`` candidate's, which
+        train in turn in the first pass, and one more).
     bound : float, default=None
         Keep every coefficient in ``[-bound, bound]``, > 0: each mirror descent
         step is followed by clipping (the projection onto the box; the
@@ -641,6 +633,7 @@ class AdaGradClassifier(
         l2: float = 0.0,
         bound: float | None = None,
         matrix: str = "diag",
+        sketch_size: int = 20,
         max_matrix_bytes: float = 2e9,
         fit_intercept: bool = True,
         max_iter: int = 1000,
@@ -666,6 +659,7 @@ class AdaGradClassifier(
         self.l2 = l2
         self.bound = bound
         self.matrix = matrix
+        self.sketch_size = sketch_size
         self.max_matrix_bytes = max_matrix_bytes
         self.fit_intercept = fit_intercept
         self.max_iter = max_iter
@@ -754,6 +748,7 @@ default="squared_error"
         l2: float = 0.0,
         bound: float | None = None,
         matrix: str = "diag",
+        sketch_size: int = 20,
         max_matrix_bytes: float = 2e9,
         fit_intercept: bool = True,
         max_iter: int = 1000,
@@ -780,6 +775,7 @@ default="squared_error"
         self.l2 = l2
         self.bound = bound
         self.matrix = matrix
+        self.sketch_size = sketch_size
         self.max_matrix_bytes = max_matrix_bytes
         self.fit_intercept = fit_intercept
         self.max_iter = max_iter

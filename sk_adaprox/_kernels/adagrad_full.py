@@ -201,7 +201,7 @@ def composite_solve(H, b, ridge, tau, w):
 
 
 @jit
-def _row_vector(data, indices, start, end, intercept, x):
+def row_vector(data, indices, start, end, intercept, x):
     """x~ of the row, dense, in ``x`` (zeros elsewhere)."""
     for p in range(start, end):
         x[indices[p]] += data[p]
@@ -209,14 +209,14 @@ def _row_vector(data, indices, start, end, intercept, x):
 
 
 @jit
-def _clear_row_vector(indices, start, end, x):
+def clear_row_vector(indices, start, end, x):
     for p in range(start, end):
         x[indices[p]] = 0.0
     x[x.shape[0] - 1] = 0.0
 
 
 @jit
-def _row_scores(data, indices, start, end, state, intercept, scores):
+def output_scores(data, indices, start, end, state, intercept, scores):
     last = state.shape[0] - 1
     for k in range(scores.shape[0]):
         scores[k] = intercept * state[last, WEIGHT, k]
@@ -293,7 +293,7 @@ def full_pass(
         i = order[pos]
         t = t0 + pos + 1
         start, end = indptr[i], indptr[i + 1]
-        _row_scores(data, indices, start, end, state, intercept, scores)
+        output_scores(data, indices, start, end, state, intercept, scores)
         if record_scores:
             copy_values(scores, row_scores[pos])
         row_loss = row_derivatives(
@@ -302,7 +302,7 @@ def full_pass(
         if not (all_finite(scores) and all_finite(scaled_dloss)):
             status = STATUS_NONFINITE_SCORE
             break
-        _row_vector(data, indices, start, end, intercept, x)
+        row_vector(data, indices, start, end, intercept, x)
         finite = True
         for k in range(n_outputs):
             c = scaled_dloss[k]
@@ -333,7 +333,7 @@ def full_pass(
             finite &= all_finite(w)
         if not finite:
             status = STATUS_NONFINITE_UPDATE
-            _clear_row_vector(indices, start, end, x)
+            clear_row_vector(indices, start, end, x)
             break
         for k in range(n_outputs):
             if not moves[k]:
@@ -348,7 +348,7 @@ def full_pass(
                 state[j, SUM_SQ_GRAD, k] += g * g
                 if dual_averaging:
                     state[j, SUM_GRAD, k] += g
-        _clear_row_vector(indices, start, end, x)
+        clear_row_vector(indices, start, end, x)
         loss_sum += row_weights[i] * row_loss
         rows_done += 1
     return loss_sum, rows_done, status

@@ -58,6 +58,7 @@ from .common import (
     row_is_safe,
 )
 from .flow import flow_multiplier, follows_flow
+from .frequent_directions import fd_shrink, sketch_eigen
 from .lazy import (
     IDLE_DECAY,
     LAST_ROUND,
@@ -199,47 +200,20 @@ def project_full(a_inv, w, radius):
 
 
 @jit
-def _sketch_eigen(sketch):
-    """Eigenvalues (descending, clipped at 0) and eigenvectors of S S^T. With
-    S = U diag(sigma) V^T, S S^T = U diag(sigma^2) U^T: the sketch's SVD from its
-    small Gram matrix, O(m^2 d) in one matrix product plus O(m^3), where LAPACK's
-    SVD of a wide matrix is several times slower. (The estimator runs sketch passes
-    with one BLAS thread: for these small products threads cost more than they
-    save.)"""
-    values, vectors = np.linalg.eigh(sketch @ sketch.T)  # ascending
-    n = values.shape[0]
-    descending = np.empty(n)
-    ordered = np.empty((n, n))
-    for i in range(n):
-        descending[i] = max(values[n - 1 - i], 0.0)
-        # Eigenvectors have no sign; fix it (largest entry positive) so that equal
-        # inputs up to rounding give the same sketch rows, not rows of either sign.
-        column = vectors[:, n - 1 - i]
-        largest = 0
-        for a in range(n):
-            if abs(column[a]) > abs(column[largest]):
-                largest = a
-        sign = -1.0 if column[largest] < 0.0 else 1.0
-        for a in range(n):
-            ordered[a, i] = sign * column[a]
-    return descending, ordered
-
-
-@jit
 def project_sketch(sketch, eps, w, radius):
     """Replace ``w`` in place by its generalized projection under
     A = eps I + S^T S: along S's right singular vectors v_i the eigenvalues are
     a_i = eps + sigma_i^2, on their complement eps. With y_i = v_i . w' and
     rest = eps / (eps + mu), ``w = rest w' + sum_i (a_i / (a_i + mu) - rest) y_i v_i``.
 
-    The SVD comes from the eigendecomposition of S S^T (``_sketch_eigen``), O(m^2 d),
+    The SVD comes from the eigendecomposition of S S^T (``sketch_eigen``), O(m^2 d),
     and v_i = S^T u_i / sigma_i is applied through S's rows. That route squares the
     sketch's condition number: y_i = (u_i . S w') / sigma_i carries a relative
     error of about 1e-16 sigma_0^2 / sigma_i^2, and with w' along a direction of
     sigma_i^2 ~ 1e-11 sigma_0^2 the projection was 1e-5 off. Sketches whose
     smallest kept sigma_i^2 is below 1e-6 sigma_0^2 take LAPACK's SVD of S itself
     instead (tests/test_ons_vs_reference.py), several times slower per call."""
-    values, vectors = _sketch_eigen(sketch)
+    values, vectors = sketch_eigen(sketch)
     kept = 0
     while kept < values.shape[0] and values[kept] > 1e-12 * values[0]:
         kept += 1  # smaller sigma: the complement, whose eigenvalue is ~ eps
@@ -932,31 +906,12 @@ def full_shift_eps(a_inv, shift):
 
 @jit
 def sketch_shrink(sketch, gram_inverse, m, eps):
-    """Frequent Directions' shrink of a full 2m-row sketch: keep the top m right
-    singular directions with squared singular values reduced by the (m+1)-th one,
-    zero the other rows, and set H = (eps I + S S^T)^{-1}, now diagonal.
-
-    Row i of the new sketch is ``sqrt(max(1 - delta / sigma_i^2, 0)) U_i^T S``
-    (= sqrt(sigma_i^2 - delta) V_i): a rotation of the old rows, scaled down, so
-    S^T S loses exactly delta along each kept direction and everything along the
-    others. If the rows span m dimensions or fewer, delta is 0 (up to rounding)
-    and the sketch stays exact."""
-    values, vectors = _sketch_eigen(sketch)
-    drop = values[m]
-    factors = np.zeros((m, vectors.shape[0]))
-    for q in range(m):
-        if values[q] > 0.0:
-            scale = math.sqrt(max(1.0 - drop / values[q], 0.0))
-            for c in range(vectors.shape[0]):
-                factors[q, c] = scale * vectors[c, q]
-    kept_rows = factors @ sketch
-    sketch[:] = 0.0
-    for q in range(m):
-        copy_values(kept_rows[q], sketch[q])
+    """Frequent Directions' shrink of a full 2m-row sketch (``fd_shrink``), and
+    H = (eps I + S S^T)^{-1}, now diagonal."""
+    kept, _ = fd_shrink(sketch, m)
     gram_inverse[:] = 0.0
     for q in range(gram_inverse.shape[0]):
-        kept = max(values[q] - drop, 0.0) if q < m else 0.0
-        gram_inverse[q, q] = 1.0 / (eps + kept)
+        gram_inverse[q, q] = 1.0 / (eps + (kept[q] if q < m else 0.0))
 
 
 @jit
