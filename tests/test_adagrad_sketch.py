@@ -123,8 +123,12 @@ def test_dual_averaging_weights_follow_a_change_of_parameters():
     y = np.random.default_rng(6).integers(0, 2, X.shape[0])
     models = {
         matrix: AdaGradClassifier(
-            matrix=matrix, sketch_size=EXACT, update="dual_averaging", eta=0.5,
-            l1=0.0, l2=0.0,
+            matrix=matrix,
+            sketch_size=EXACT,
+            update="dual_averaging",
+            eta=0.5,
+            l1=0.0,
+            l2=0.0,
         )  # fmt: skip
         for matrix in ("full", "sketch")
     }
