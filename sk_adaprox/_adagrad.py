@@ -175,13 +175,13 @@ class _AdaGrad(LazyProximal):
 
     def _candidates(self, n_features=None, n_outputs=None):
         # With a bound, "auto" tries mirror descent alone (the rule that has
-        # one); the sketch, l1 = 0 alone (its step has no l1).
+        # one); the sketch, mirror descent with l1 = 0 alone (its only step).
         candidates = super()._candidates(n_features, n_outputs)
         if candidates is None:
             return None
         if self.matrix == "sketch":
             candidates = [each for each in candidates if not each.get("l1", 0.0)]
-        if self.bound is None:
+        if self.bound is None and self.matrix != "sketch":
             return candidates
         return [each for each in candidates if each.get("update") != "dual_averaging"]
 
@@ -498,9 +498,10 @@ default={update}
         few hundred features (:doc:`/adagrad`). ``"sketch"``: the same steps
         with G replaced by a Frequent Directions sketch of the gradients
         (Ada-FD, Wan & Zhang 2016) of ``2 * sketch_size`` rows, O(sketch_size *
-        n_features) per row and output, for thousands of features; no ``l1``
-        (``l1="auto"`` tries ``eta`` alone). Both need ``delta > 0`` and have
-        no ``bound``, ``average`` or ``shards``.
+        n_features) per row and output, for thousands of features; mirror
+        descent without ``l1`` only (``update="auto"`` and ``l1="auto"`` try
+        ``eta`` alone). Both need ``delta > 0`` and have no ``bound``,
+        ``average`` or ``shards``.
     sketch_size : int, default=20
         The number of directions m the sketch keeps (``matrix="sketch"``): it
         holds 2m rows and shrinks to m when they are used. With m at least the

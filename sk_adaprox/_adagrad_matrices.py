@@ -25,7 +25,7 @@ def matrix_bytes(matrix, sketch_size, n_features, n_outputs):
 
 def refuse_what_the_matrix_lacks(estimator):
     """The full and sketched matrices need delta > 0 (H invertible) and have no
-    box and no averaging; the sketch has no l1 either."""
+    box and no averaging; the sketch has no l1 and no dual averaging either."""
     matrix = estimator.matrix
     unsupported = {
         "delta": estimator.delta == 0.0,
@@ -34,9 +34,11 @@ def refuse_what_the_matrix_lacks(estimator):
         "l1": matrix == "sketch"
         and not isinstance(estimator.l1, str)
         and estimator.l1 > 0.0,
+        "update": matrix == "sketch" and estimator.update == "dual_averaging",
     }
     fixes = {"delta": "set delta > 0", "bound": "set bound=None"}
     fixes.update(average="set average=False", l1="set l1=0 (or 'auto')")
+    fixes.update(update="set update='mirror_descent' (or 'auto')")
     for name, refused in unsupported.items():
         if not refused:
             continue
@@ -46,6 +48,12 @@ def refuse_what_the_matrix_lacks(estimator):
             why = (
                 "the sketch's step has no l1 term (its exact l1 step in H would "
                 "cost O(d^2) a row, not O(sketch_size d))"
+            )
+        elif name == "update":
+            why = (
+                "dual averaging's weights keep every past gradient in their sum, "
+                "while the sketch forgets the directions it shrinks away, so its "
+                "weights grow without bound there"
             )
         else:
             why = f"the {matrix} matrix has no {name}"
@@ -102,28 +110,19 @@ def run_pass(training, rows, state, row_scores, loss_terms, fit_intercept):
         delta,
         l2,
         parameters.sketch_size,
-        dual_averaging,
         fit_intercept,
-        training.t,
     )
 
 
 def da_weights_all(training, state, t, parameters):
-    """Every output's dual-averaging weights at round t from u, the matrix and
-    the parameters."""
-    if parameters.matrix == "full":
-        _full.da_weights_all(state, training.writable("gram"), t, *parameters.steps())
-        return
-    eta, delta, _, l2 = parameters.steps()
-    _sketch.sketch_da_weights_all(state, *_sketch_arrays(training), t, eta, delta, l2)
+    """Every output's dual-averaging weights at round t from u, G and the
+    parameters (the full matrix; the sketch has no dual averaging)."""
+    gram = training.writable("gram")
+    _full.da_weights_all(state, gram, t, *parameters.steps())
 
 
 def sum_grad_from_weights(training, state, t, parameters):
-    """Dual averaging's u that gives the state's weights at round t."""
-    if parameters.matrix == "full":
-        gram = training.extras["gram"]
-        _full.sum_grad_from_weights(state, gram, t, *parameters.steps())
-        return
-    eta, delta, _, l2 = parameters.steps()
-    arrays = _sketch_arrays(training)
-    _sketch.sketch_sum_grad_from_weights(state, *arrays, t, eta, delta, l2)
+    """Dual averaging's u that gives the state's weights at round t (the full
+    matrix)."""
+    gram = training.extras["gram"]
+    _full.sum_grad_from_weights(state, gram, t, *parameters.steps())

@@ -7,7 +7,9 @@ used as it is, so a machine without internet can be given the files by copying
 them into that folder.
 """
 
+import functools
 import lzma
+import numbers
 import shutil
 import tempfile
 import time
@@ -28,6 +30,7 @@ __all__ = ["fetch_a9a", "fetch_elec2"]
 
 _FOLDER = "sk_adaprox"
 _CHUNK = 1 << 20
+_TIMEOUT = 60.0  # seconds without data before a download attempt fails
 
 
 @dataclass(frozen=True)
@@ -80,44 +83,60 @@ def dataset_folder(data_home: str | Path | None) -> Path:
     return Path(get_data_home(data_home=data_home)) / _FOLDER
 
 
-def cached_file(
-    remote: RemoteFile,
-    data_home: str | Path | None,
-    *,
-    download_if_missing: bool,
-    n_retries: int,
-    delay: float,
-) -> Path:
-    """Path of the compressed local copy of ``remote``, downloading it if absent."""
+def load_cached(remote, data_home, load, *, download_if_missing, n_retries, delay):
+    """``load(path)`` of the compressed local copy of ``remote``, downloading it
+    first if absent. ``load`` raises :class:`OSError` on a file that is not the
+    published one: a download it refuses is not kept (and is tried again up to
+    ``n_retries`` times); a kept copy it refuses is named, to be deleted."""
     path = dataset_folder(data_home) / remote.cached_name
     if path.is_file():
-        return path
+        return load(path)
     if not download_if_missing:
         raise OSError(f"{path} not found and download_if_missing is False.")
     path.parent.mkdir(parents=True, exist_ok=True)
-    # Download and compress into a private folder beside the target, then move
-    # the finished file into place: an interrupted run leaves no partial copy.
-    with tempfile.TemporaryDirectory(dir=path.parent) as scratch:
-        raw = _download(remote.url, Path(scratch) / "download", n_retries, delay)
-        compressed = Path(scratch) / remote.cached_name
+    for attempt in range(n_retries + 1):
+        # Download, compress and check in a private folder beside the target,
+        # then move the finished file into place: a failed or interrupted
+        # download leaves nothing behind.
+        with tempfile.TemporaryDirectory(dir=path.parent) as scratch:
+            compressed = Path(scratch) / remote.cached_name
+            try:
+                _download_compressed(remote, Path(scratch), compressed)
+                loaded = load(compressed)
+            except OSError as error:
+                if attempt == n_retries:
+                    raise OSError(
+                        f"Could not download {remote.url}: {error}"
+                    ) from error
+                time.sleep(delay)
+                continue
+            compressed.replace(path)
+            return loaded
+    raise AssertionError("unreachable")
+
+
+def _download_compressed(remote, scratch, compressed):
+    """Download ``remote`` into ``scratch`` and write its content, xz-compressed,
+    to ``compressed``; OSError where the transfer or the archive is incomplete."""
+    raw = scratch / "download"
+    try:
+        with urllib.request.urlopen(remote.url, timeout=_TIMEOUT) as response:
+            expected = response.headers.get("Content-Length")
+            with open(raw, "wb") as out:
+                shutil.copyfileobj(response, out, _CHUNK)
+    except urllib.error.HTTPError as error:  # "HTTP Error 404: Not Found"
+        raise OSError(str(error)) from error
+    except urllib.error.URLError as error:  # the network's reason inside
+        raise OSError(str(error.reason)) from error
+    received = raw.stat().st_size
+    if expected is not None and received != int(expected):
+        raise OSError(f"the transfer ended after {received} of {expected} bytes")
+    try:
         with _open_content(raw, remote.member) as source:
             with lzma.open(compressed, "wb") as target:
                 shutil.copyfileobj(source, target, _CHUNK)
-        compressed.replace(path)
-    return path
-
-
-def _download(url: str, path: Path, n_retries: int, delay: float) -> Path:
-    for attempt in range(n_retries + 1):
-        try:
-            with urllib.request.urlopen(url) as response, open(path, "wb") as out:
-                shutil.copyfileobj(response, out, _CHUNK)
-            return path
-        except (urllib.error.URLError, OSError) as error:
-            if attempt == n_retries:
-                raise OSError(f"Could not download {url}: {error}") from error
-            time.sleep(delay)
-    raise AssertionError("unreachable")
+    except (zipfile.BadZipFile, EOFError) as error:
+        raise OSError(f"the downloaded archive is damaged ({error})") from error
 
 
 def _open_content(raw: Path, member: str | None):
@@ -128,7 +147,7 @@ def _open_content(raw: Path, member: str | None):
         return _ClosingMember(archive, archive.open(member))
     except KeyError as error:
         archive.close()
-        raise OSError(f"The downloaded archive has no file {member!r}.") from error
+        raise OSError(f"the downloaded archive has no file {member!r}") from error
 
 
 class _ClosingMember:
@@ -146,12 +165,11 @@ class _ClosingMember:
         self._archive.close()
 
 
-def _check_shape(name, path, n_rows, expected_rows):
-    if n_rows != expected_rows:
-        raise OSError(
-            f"{path} holds {n_rows} rows of {name}, expected {expected_rows}: the "
-            "file is incomplete or not the published one. Delete it and fetch again."
-        )
+def _not_the_published_file(path, what):
+    return OSError(
+        f"{path} {what}: the file is incomplete or not the published one. "
+        "Delete it and fetch again."
+    )
 
 
 def _check_fetch_parameters(download_if_missing, n_retries, delay):
@@ -159,10 +177,28 @@ def _check_fetch_parameters(download_if_missing, n_retries, delay):
         raise TypeError(
             f"download_if_missing must be a bool, got {download_if_missing!r}."
         )
-    if not isinstance(n_retries, int) or isinstance(n_retries, bool) or n_retries < 0:
+    integral = isinstance(n_retries, numbers.Integral)
+    if not integral or isinstance(n_retries, bool) or n_retries < 0:
         raise ValueError(f"n_retries must be an int >= 0, got {n_retries!r}.")
-    if not isinstance(delay, int | float) or not delay >= 0:
+    if not isinstance(delay, numbers.Real) or not delay >= 0:
         raise ValueError(f"delay must be a number >= 0, got {delay!r}.")
+
+
+def _load_a9a(path, rows):
+    """A part of a9a from its compressed file, checked: ``rows`` rows of 123
+    binary features, each row's last line complete."""
+    try:
+        with lzma.open(path, "rb") as handle:
+            X, y = load_svmlight_file(handle, n_features=_A9A_FEATURES)
+    except (ValueError, EOFError, lzma.LZMAError) as error:
+        raise _not_the_published_file(path, f"is not a9a's format ({error})") from error
+    if X.shape[0] != rows:
+        raise _not_the_published_file(path, f"holds {X.shape[0]} rows, not {rows}")
+    # a row has one indicator per attribute that is not missing, 11 to 14: a
+    # row with fewer was cut short
+    if np.diff(X.indptr).min() < 11 or not np.isin(y, (-1.0, 1.0)).all():
+        raise _not_the_published_file(path, "holds a row cut short")
+    return X, y.astype(np.int64)
 
 
 _A9A_DESCR = """\
@@ -241,23 +277,47 @@ def fetch_a9a(
         raise ValueError(f"subset must be 'train', 'test' or 'all', got {subset!r}.")
     matrices, targets = [], []
     for part in parts[subset]:
-        path = cached_file(
+        X, y = load_cached(
             _A9A[part],
             data_home,
+            functools.partial(_load_a9a, rows=_A9A_ROWS[part]),
             download_if_missing=download_if_missing,
             n_retries=n_retries,
             delay=delay,
         )
-        with lzma.open(path, "rb") as handle:
-            X, y = load_svmlight_file(handle, n_features=_A9A_FEATURES)
-        _check_shape("a9a", path, X.shape[0], _A9A_ROWS[part])
         matrices.append(X)
-        targets.append(y.astype(np.int64))
+        targets.append(y)
     data = sparse.vstack(matrices, format="csr") if len(matrices) > 1 else matrices[0]
     target = np.concatenate(targets)
     if return_X_y:
         return data, target
     return Bunch(data=data, target=target, DESCR=_A9A_DESCR)
+
+
+def _load_elec2(path):
+    """Elec2's features and labels from its compressed CSV file, checked."""
+    try:
+        with lzma.open(path, "rt", encoding="ascii") as handle:
+            header = handle.readline().strip().split(",")
+            rows = [line.rstrip("\n").split(",") for line in handle if line.strip()]
+    except (ValueError, EOFError, lzma.LZMAError) as error:
+        raise _not_the_published_file(path, f"is not Elec2's CSV ({error})") from error
+    if header != [*_ELEC2_FEATURES, "class"]:
+        raise _not_the_published_file(path, f"does not have Elec2's columns {header}")
+    if len(rows) != _ELEC2_ROWS:
+        raise _not_the_published_file(
+            path, f"holds {len(rows)} rows, not {_ELEC2_ROWS}"
+        )
+    width = len(header)
+    if any(len(row) != width or row[-1] not in ("UP", "DOWN") for row in rows):
+        raise _not_the_published_file(path, "holds a row cut short")
+    try:
+        features = np.array([row[:-1] for row in rows], dtype=np.float64)
+    except ValueError as error:
+        raise _not_the_published_file(
+            path, f"holds a value that is not a number ({error})"
+        ) from error
+    return features, np.array([row[-1] for row in rows])
 
 
 _ELEC2_DESCR = """\
@@ -340,25 +400,21 @@ def fetch_elec2(
     (45312, 9)
     """
     _check_fetch_parameters(download_if_missing, n_retries, delay)
-    path = cached_file(
+    features, target = load_cached(
         _ELEC2,
         data_home,
+        _load_elec2,
         download_if_missing=download_if_missing,
         n_retries=n_retries,
         delay=delay,
     )
-    with lzma.open(path, "rt", encoding="ascii") as handle:
-        header = handle.readline().strip().split(",")
-        rows = [line.rstrip("\n").split(",") for line in handle if line.strip()]
-    if header != [*_ELEC2_FEATURES, "class"]:
-        raise OSError(f"{path} does not have Elec2's columns: {header}.")
-    _check_shape("Elec2", path, len(rows), _ELEC2_ROWS)
-    features = np.array([row[:-1] for row in rows], dtype=np.float64)
-    target = np.array([row[-1] for row in rows])
     names = list(_ELEC2_FEATURES)
     frame = None
     if as_frame:
-        import pandas as pd
+        try:
+            import pandas as pd
+        except ImportError as error:
+            raise ImportError("fetch_elec2(as_frame=True) needs pandas.") from error
 
         frame = pd.DataFrame(features, columns=names)
         frame["class"] = pd.Series(target, dtype="category")

@@ -60,6 +60,16 @@ def test_every_formula_converts_to_mathml(page, formula):
     assert "<mo />" not in block, (page, formula, block)
 
 
+def test_aligned_columns_pair_right_and_left():
+    block = tex_to_mathml.to_mathml(
+        r"\begin{aligned} a &= b, & c &= d \\ e &= f, & g &= h \end{aligned}",
+        "block",
+    )
+    assert 'columnspacing="0em 2em 0em"' in block
+    aligns = re.findall(r'<mtd columnalign="(\w+)" style="text-align: \1', block)
+    assert aligns == ["right", "left"] * 4
+
+
 def test_the_build_check_finds_raw_tex_outside_code(tmp_path):
     rendered = latex2mathml.convert(r"w_{t+1} = w_t - \eta\, g_t")
     (tmp_path / "good.html").write_text(

@@ -102,8 +102,21 @@ def server(tmp_path):
 
 
 class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    """Serves the folder; a file named "*.short" is announced whole (its
+    Content-Length) but only its first half is sent, as a dropped connection."""
+
     def log_message(self, *args):
         pass
+
+    def do_GET(self):
+        if not self.path.endswith(".short"):
+            return super().do_GET()
+        content = (Path(self.directory) / self.path.lstrip("/")).read_bytes()
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(content)))
+        self.end_headers()
+        self.wfile.write(content[: len(content) // 2])
+        self.close_connection = True
 
 
 def publish(shared_data, folder, base_url, monkeypatch):
@@ -155,17 +168,51 @@ def test_failed_downloads_leave_nothing_behind(shared_data, server, monkeypatch)
     folder, base_url = server
     publish(shared_data, folder, base_url, monkeypatch)
     home = Path(folder.parent / "home")
+    cached = home / "sk_adaprox"
+    published = (folder / "a9a").read_bytes()
     (folder / "a9a").unlink()
     with pytest.raises(OSError, match=r"Could not download .*/a9a: HTTP Error 404"):
         fetch_a9a(data_home=home, n_retries=1, delay=0)
-    assert list((home / "sk_adaprox").iterdir()) == []
-    # a truncated file is refused when read, and can be deleted and fetched again
+    assert list(cached.iterdir()) == []
+    # a file that is not the published one is refused before it is kept
     (folder / "a9a").write_text("-1 3:1 11:1\n+1 5:1\n")
-    with pytest.raises(OSError, match="holds 2 rows of a9a, expected 32561"):
-        fetch_a9a(data_home=home)
-    # an archive without the expected member
+    with pytest.raises(OSError, match="holds 2 rows, not 32561"):
+        fetch_a9a(data_home=home, n_retries=0)
+    lines = published.decode().splitlines(keepends=True)
+    cut = "".join(lines[:-1]) + lines[-1][:20] + "\n"  # its last row cut short
+    (folder / "a9a").write_text(cut)
+    with pytest.raises(OSError, match="a row cut short"):
+        fetch_a9a(data_home=home, n_retries=0)
+    assert list(cached.iterdir()) == []
+    # a dropped connection: half of the announced bytes
+    (folder / "a9a.short").write_bytes(published)
+    train = replace(_fetchers._A9A["train"], url=base_url + "a9a.short")
+    monkeypatch.setitem(_fetchers._A9A, "train", train)
+    with pytest.raises(OSError, match="the transfer ended after"):
+        fetch_a9a(data_home=home, n_retries=2, delay=0)
+    assert list(cached.iterdir()) == []
+    # damaged archives, or one without the expected member
+    (folder / "electricity.zip").write_bytes(b"not a zip file")
+    with pytest.raises(OSError, match="archive is damaged"):
+        fetch_elec2(data_home=home, n_retries=0)
     with zipfile.ZipFile(folder / "electricity.zip", "w") as archive:
         archive.writestr("other.csv", "a,b\n")
     with pytest.raises(OSError, match="has no file 'electricity.csv'"):
         fetch_elec2(data_home=home, n_retries=0)
-    assert not (home / "sk_adaprox" / "electricity.csv.xz").exists()
+    assert list(cached.iterdir()) == []
+    # once the server has the published file again, the fetch succeeds
+    (folder / "a9a").write_bytes(published)
+    monkeypatch.setitem(_fetchers._A9A, "train", replace(train, url=base_url + "a9a"))
+    assert fetch_a9a(data_home=home, n_retries=0).data.shape == (32_561, 123)
+    assert [p.name for p in cached.iterdir()] == ["a9a.xz"]
+
+
+def test_a_damaged_copy_in_the_data_home_is_named(local_home, tmp_path):
+    home = tmp_path / "home"
+    (home / "sk_adaprox").mkdir(parents=True)
+    damaged = home / "sk_adaprox" / "a9a.xz"
+    damaged.write_bytes(lzma.compress(b"-1 3:1 11:1\n"))
+    with pytest.raises(OSError, match=r"a9a.xz holds 1 rows.*Delete it and fetch"):
+        fetch_a9a(data_home=home)
+    # numpy integers are integers
+    assert fetch_a9a(data_home=local_home, n_retries=np.int64(0)).data.shape[0] > 0

@@ -44,9 +44,12 @@ def _with_text_align(match: re.Match) -> str:
 
 def _aligned(body: str, display: str) -> str:
     rows = [row for row in _ROW_BREAK.split(body) if row.strip()]
+    columns = max(len(_CELL_BREAK.split(row)) for row in rows)
+    # No space within a right-left pair of columns, 2em between pairs.
+    spacing = " ".join("0em" if i % 2 == 0 else "2em" for i in range(columns - 1))
     body = "".join(f"<mtr>{_aligned_row(row)}</mtr>" for row in rows)
     table = (
-        '<mtable displaystyle="true" columnspacing="0em 2em" '
+        f'<mtable displaystyle="true" columnspacing="{spacing or "0em"}" '
         f'rowspacing="0.5em">{body}</mtable>'
     )
     return (
