@@ -418,7 +418,6 @@ def test_publish_replaces_only_the_marked_section(tmp_path):
 
 
 def test_plot_datasets_draws_one_page_width_figure_per_dataset(tmp_path):
-    pytest.importorskip("matplotlib")
     results = _published_results()
     results["datasets"].append(dict(results["datasets"][0], name="No epoch: Set"))
     paths = _suite_report.plot_datasets(results, tmp_path)
@@ -437,7 +436,6 @@ def test_plot_datasets_draws_one_page_width_figure_per_dataset(tmp_path):
 
 
 def test_place_notes_keeps_the_scores_on_the_axis_apart_and_inside():
-    pytest.importorskip("matplotlib")
     from matplotlib.text import Text
 
     plt = _suite_report._pyplot()
