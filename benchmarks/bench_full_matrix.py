@@ -11,7 +11,13 @@ correlated features), one epoch of ``AdaGradRegressor`` at fixed parameters:
 eigendecomposition every row of the exact method computes (the rest of a row,
 the root's product, a solve and the rank-one update of G, is O(d^3) and O(d^2)
 beside it). The sketch (``matrix="sketch"``, m = 20) and ONS's full matrix
-run on the same rows. Microseconds per row, best of ``--repeats``.
+run on the same rows, and the literal reference of the tests
+(tests/reference_adagrad_full.py: explicit G, scipy's eigh and a dense solve a
+row, mirror descent without l1), and the floor of a rank-one update of the
+eigendecomposition: the eigenvectors' rotation, one product of two
+(n_features + 1)^2 matrices a row (the secular equation's eigenvalues and the
+rotation's vectors are O(d^2) beside it). Microseconds per row, best of
+``--repeats``.
 
 Then the wide case: sparse rows of 10,000 features (100 non-zeros each), one
 epoch of 2,000 rows, seconds per 10,000 rows: the sketched AdaGrad (m = 20)
@@ -28,7 +34,9 @@ from _machine import limit_threads, pin, print_machine
 limit_threads()
 
 import argparse
+import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
@@ -36,6 +44,10 @@ from _floors import best_time
 
 from sk_adaprox import AdaGradRegressor, ONSRegressor
 from sk_adaprox.exceptions import PoorFitWarning
+
+# The tests' literal reference, timed beside the kernels.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from reference_adagrad_full import reference_full_adagrad
 
 # One epoch of a few hundred rows is timed, not judged.
 warnings.filterwarnings("ignore", category=PoorFitWarning)
@@ -92,6 +104,29 @@ def sketch_floor(n_rows, size, repeats):
     return best_time(run, repeats)
 
 
+def rotation_floor(n_rows, size, repeats):
+    """Seconds of ``n_rows`` products of two (size x size) matrices."""
+    rng = np.random.default_rng(3)
+    vectors, rotation = rng.normal(size=(2, size, size))
+
+    def run():
+        for _ in range(n_rows):
+            vectors @ rotation
+
+    return best_time(run, repeats)
+
+
+def reference_seconds(X, y, repeats):
+    """Seconds of the tests' literal full-matrix reference over X's rows."""
+    params = dict(loss="squared_error", update="mirror_descent", eta=0.1)
+    params.update(delta=0.1, l1=0.0, l2=0.0, fit_intercept=True)
+
+    def run():
+        reference_full_adagrad(X, y, np.ones(len(y)), n_outputs=1, **params)
+
+    return best_time(run, repeats)
+
+
 def fit_seconds(model, X, y, repeats):
     model.fit(X[:20], y[:20])  # compiles
     return best_time(lambda: model.fit(X, y), repeats)
@@ -99,10 +134,10 @@ def fit_seconds(model, X, y, repeats):
 
 def narrow_table(repeats):
     ons = "ONS full"
-    print(
-        "| n_features | " + " | ".join(VARIANTS) + f" | {ons} | floor: eigh per row |"
-    )
-    print("|---|" + "---|" * (len(VARIANTS) + 2))
+    columns = [*VARIANTS, ons, "literal reference", "floor: eigh per row"]
+    columns.append("floor of a rank-one update: one product")
+    print("| n_features | " + " | ".join(columns) + " |")
+    print("|---|" + "---|" * len(columns))
     for width in WIDTHS:
         n_rows = max(200, 200_000 // (width * width))
         X, y = problem(n_rows, width)
@@ -114,7 +149,10 @@ def narrow_table(repeats):
             cells.append(f"{1e6 * fit_seconds(model, X, y, repeats) / n_rows:.1f}")
         model = ONSRegressor(matrix="full", l1=0.0, max_iter=1, tol=None, shuffle=False)
         cells.append(f"{1e6 * fit_seconds(model, X, y, repeats) / n_rows:.1f}")
+        cells.append(f"{1e6 * reference_seconds(X, y, repeats) / n_rows:.1f}")
         floor = eigh_floor(n_rows, width + 1, repeats)
+        cells.append(f"{1e6 * floor / n_rows:.1f}")
+        floor = rotation_floor(n_rows, width + 1, repeats)
         cells.append(f"{1e6 * floor / n_rows:.1f}")
         print(f"| {width} | " + " | ".join(cells) + " |", flush=True)
 

@@ -5,10 +5,15 @@ Run: python benchmarks/studies/full_matrix_quality.py [--sets ...] [--rows N]
 
 For each set, ``AdaGradRegressor``/``AdaGradClassifier`` with mirror descent,
 no regularisation, ``matrix`` = "diag", "full" and "sketch" (``sketch_size``
-20), at every ``eta`` of a grid; one pass over the rows in their order, the
-progressive loss (each row's loss before the model learns from it: squared
-error over the target's variance for regression, so 1 is the mean's loss; log
-loss for classification), and the best ``eta`` of each matrix. The sets:
+20), at every ``eta`` of a grid, and GGT (Agarwal, Bullins, Chen, Hazan, Singh,
+Zhang & Zhang, "Efficient Full-Matrix Adaptive Regularization", ICML 2019; the
+alternative to a sketch: the metric of the last 20 gradients alone, here in
+plain NumPy); one pass over the rows in their order, the progressive loss
+(each row's loss before the model learns from it: squared error over the
+target's variance for regression, so 1 is the mean's loss; log loss for
+classification), and the best ``eta`` of each. Regression targets are
+standardised once, up front, with the whole set's mean and deviation (so that
+GGT, which has no ``normalize_y``, sees the same problem). The sets:
 
 - ijcnn1 (22 features, not standardised; its first 20,000 training rows);
 - a rotated, ill-conditioned synthetic regression: 50 Gaussian features with
@@ -36,7 +41,8 @@ from sklearn.metrics import log_loss, mean_squared_error
 from sk_adaprox import AdaGradClassifier, AdaGradRegressor, progressive_val_predict
 
 ETAS = (1e-4, 3e-4, 1e-3, 3e-3, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0)
-MATRICES = ("diag", "full", "sketch")
+MATRICES = ("diag", "full", "sketch", "GGT")
+DELTA, WINDOW = 0.1, 20
 
 
 def ijcnn1(rows):
@@ -72,7 +78,36 @@ SETS = {
 }
 
 
+def ggt_predictions(task, eta, X, y):
+    """GGT's progressive predictions: w <- w - eta H^{-1} g with H = delta I +
+    (W^T W)^{1/2}, W the last ``WINDOW`` gradients (over x~ = [x, 1])."""
+    rows = np.hstack([X, np.ones((X.shape[0], 1))])
+    w = np.zeros(rows.shape[1])
+    window = np.zeros((0, rows.shape[1]))
+    predictions = np.empty(X.shape[0])
+    for i, x in enumerate(rows):
+        score = x @ w
+        if task == "classification":
+            score = 0.5 * (1.0 + np.tanh(0.5 * score))  # the probability of 1
+        predictions[i] = score
+        g = (score - y[i]) * x  # squared error's and log loss's gradient
+        window = np.vstack([window[1 - WINDOW :], g]) if WINDOW > 1 else g[None]
+        values, vectors = np.linalg.eigh(window @ window.T)
+        kept = values > values.max() * len(x) * np.finfo(float).eps
+        directions = window.T @ vectors[:, kept] / np.sqrt(values[kept])
+        along = directions.T @ g
+        step = (g - directions @ along) / DELTA
+        step += directions @ (along / (DELTA + np.sqrt(values[kept])))
+        w -= eta * step
+    return predictions
+
+
 def progressive_loss(task, matrix, eta, X, y):
+    if matrix == "GGT":
+        predictions = ggt_predictions(task, eta, X, y)
+        if task == "classification":
+            return log_loss(y, np.clip(predictions, 1e-15, 1 - 1e-15), labels=[0, 1])
+        return mean_squared_error(y, predictions) / np.var(y)
     common = dict(matrix=matrix, eta=eta, update="mirror_descent", l1=0.0)
     if matrix == "sketch":
         common["sketch_size"] = 20
@@ -82,7 +117,7 @@ def progressive_loss(task, matrix, eta, X, y):
             model, X, y, classes=np.unique(y), method="predict_proba"
         )
         return log_loss(y, p, labels=[0, 1])
-    model = AdaGradRegressor(**common)
+    model = AdaGradRegressor(normalize_y=False, **common)
     predictions = progressive_val_predict(model, X, y)
     return mean_squared_error(y, predictions) / np.var(y)
 
@@ -97,6 +132,8 @@ def main():
     for key in args.sets.split(","):
         name, load = SETS[key]
         X, y, task = load(args.rows)
+        if task == "regression":
+            y = (y - y.mean()) / y.std()
         cells = []
         for matrix in MATRICES:
             started = time.perf_counter()
@@ -105,7 +142,9 @@ def main():
                 for eta in ETAS:
                     try:
                         losses[eta] = progressive_loss(task, matrix, eta, X, y)
-                    except ValueError:  # diverged
+                    except (ValueError, np.linalg.LinAlgError):  # diverged
+                        losses[eta] = np.inf
+                    if not np.isfinite(losses[eta]):
                         losses[eta] = np.inf
             best = min(losses, key=losses.get)
             seconds = time.perf_counter() - started
