@@ -227,6 +227,26 @@ def output_scores(data, indices, start, end, state, intercept, scores):
 
 
 @jit
+def begin_row(
+    data, indices, start, end, state, intercept, target, row_weight, loss, epsilon,
+    scores, scaled_dloss, recorded_scores, x,
+):  # fmt: skip
+    """A matrix pass's start of a row: every output's score (copied into
+    ``recorded_scores``, the row's slice of the pass's record of scores: one
+    row, or none when nothing is recorded), the scaled loss derivatives, and
+    x~ dense in ``x``. Returns the row's loss and whether the scores and the
+    derivatives are finite (if not, ``x`` is left as it was)."""
+    output_scores(data, indices, start, end, state, intercept, scores)
+    if recorded_scores.shape[0] > 0:
+        copy_values(scores, recorded_scores[0])
+    row_loss = row_derivatives(loss, epsilon, target, scores, row_weight, scaled_dloss)
+    if not (all_finite(scores) and all_finite(scaled_dloss)):
+        return row_loss, False
+    row_vector(data, indices, start, end, intercept, x)
+    return row_loss, True
+
+
+@jit
 def _add_outer(gram, indices, start, end, x, scale, out):
     """``out = gram + scale * x x^T`` (x non-zero on the row's features and the
     intercept only: O(d^2) to copy, O(nnz^2) to add)."""
@@ -278,7 +298,7 @@ def full_pass(
     last = size - 1
     intercept = 1.0 if fit_intercept else 0.0
     regularized = l1 > 0.0 or l2 > 0.0
-    record_scores = row_scores.shape[0] > 0
+    record = 1 if row_scores.shape[0] > 0 else 0  # rows of row_scores per row
     scores = np.empty(n_outputs)
     scaled_dloss = np.empty(n_outputs)
     x = np.zeros(size)
@@ -293,16 +313,13 @@ def full_pass(
         i = order[pos]
         t = t0 + pos + 1
         start, end = indptr[i], indptr[i + 1]
-        output_scores(data, indices, start, end, state, intercept, scores)
-        if record_scores:
-            copy_values(scores, row_scores[pos])
-        row_loss = row_derivatives(
-            loss, epsilon, targets[i], scores, row_weights[i], scaled_dloss
-        )
-        if not (all_finite(scores) and all_finite(scaled_dloss)):
+        row_loss, finite = begin_row(
+            data, indices, start, end, state, intercept, targets[i], row_weights[i],
+            loss, epsilon, scores, scaled_dloss, row_scores[pos : pos + record], x,
+        )  # fmt: skip
+        if not finite:
             status = STATUS_NONFINITE_SCORE
             break
-        row_vector(data, indices, start, end, intercept, x)
         finite = True
         for k in range(n_outputs):
             c = scaled_dloss[k]

@@ -30,9 +30,8 @@ import numpy as np
 from ._jit import jit
 from .adagrad_full import (
     SUM_SQ_GRAD,
+    begin_row,
     clear_row_vector,
-    output_scores,
-    row_vector,
 )
 from .common import (
     STATUS_NONFINITE_SCORE,
@@ -41,7 +40,6 @@ from .common import (
     WEIGHT,
     all_finite,
     copy_values,
-    row_derivatives,
 )
 from .frequent_directions import eigen_descending, fd_shrink
 
@@ -252,7 +250,7 @@ def sketch_pass(
     size = state.shape[0]
     last = size - 1
     intercept = 1.0 if fit_intercept else 0.0
-    record_scores = row_scores.shape[0] > 0
+    record = 1 if row_scores.shape[0] > 0 else 0  # rows of row_scores per row
     scores = np.empty(n_outputs)
     scaled_dloss = np.empty(n_outputs)
     x = np.zeros(size)
@@ -270,16 +268,13 @@ def sketch_pass(
     for pos in range(order.shape[0]):
         i = order[pos]
         start, end = indptr[i], indptr[i + 1]
-        output_scores(data, indices, start, end, state, intercept, scores)
-        if record_scores:
-            copy_values(scores, row_scores[pos])
-        row_loss = row_derivatives(
-            loss, epsilon, targets[i], scores, row_weights[i], scaled_dloss
-        )
-        if not (all_finite(scores) and all_finite(scaled_dloss)):
+        row_loss, finite = begin_row(
+            data, indices, start, end, state, intercept, targets[i], row_weights[i],
+            loss, epsilon, scores, scaled_dloss, row_scores[pos : pos + record], x,
+        )  # fmt: skip
+        if not finite:
             status = STATUS_NONFINITE_SCORE
             break
-        row_vector(data, indices, start, end, intercept, x)
         ridge = eta * l2
         finite = True
         inserted[:] = False
