@@ -40,7 +40,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._kernels.shards import add_increments
+from ._kernels.shards import add_increments, add_whole_increment
 
 # The mean increment is taken this many times at most (module docstring).
 _MERGE_STEP = 2.0
@@ -130,15 +130,18 @@ class ShardMerge:
         ):
             # Whole arrays, without index arrays; a row no shard changed gets
             # an increment of exactly 0 and keeps its value.
-            change = self.shards[0][1] - base
-            increment = np.empty_like(base)
-            for _, array in self.shards[1:]:
-                np.subtract(array, base, out=increment)
-                change += increment
-            if step != 1.0:
-                change *= step
-            change += base
-            return change
+            merged = np.empty_like(base)
+            last = len(self.shards) - 1
+            for number, (_, array) in enumerate(self.shards):
+                add_whole_increment(
+                    merged.reshape(-1),
+                    np.ascontiguousarray(base).reshape(-1),
+                    np.ascontiguousarray(array).reshape(-1),
+                    number == 0,
+                    number == last,
+                    step,
+                )
+            return merged
         return base + self.increments() * step
 
     def increments(self):

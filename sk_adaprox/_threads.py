@@ -20,6 +20,12 @@ from joblib import effective_n_jobs
 # about as much as scoring 20,000 non-zeros).
 NONZEROS_PER_THREAD = 2**17
 
+# A block of outputs trained apart starts at a multiple of this many outputs, so
+# that each slot of a feature's state begins on a 32-byte boundary for the
+# kernels' vector loads (four doubles): a block of 10 of 20 outputs cost 80 %
+# of all 20 in one pass, a block of 12 or 8 about 60 %.
+OUTPUTS_PER_VECTOR = 4
+
 
 def n_threads(n_jobs, n_tasks):
     """The threads to run ``n_tasks`` independent tasks with, for scikit-learn's
@@ -77,11 +83,17 @@ def csr_row_blocks(X, out, count):
     ]
 
 
-def output_blocks(n_outputs, count):
+def output_blocks(n_outputs, count, multiple=OUTPUTS_PER_VECTOR):
     """Split ``n_outputs`` outputs into up to ``count`` consecutive ranges
-    ``(start, stop)`` of about equal size, none empty."""
+    ``(start, stop)`` of about equal size, none empty. Where every range can
+    have ``multiple`` outputs, each starts at the multiple of ``multiple``
+    nearest to its equal share's start (so a range is within ``multiple``
+    outputs of an equal share)."""
     count = max(1, min(count, n_outputs))
-    edges = np.linspace(0, n_outputs, count + 1).round().astype(int)
+    unit = multiple if n_outputs >= count * multiple else 1
+    shares = n_outputs * np.arange(count + 1) / count
+    edges = (np.floor(shares / unit + 0.5) * unit).astype(int)
+    edges[-1] = n_outputs
     return [(int(a), int(b)) for a, b in zip(edges[:-1], edges[1:], strict=True)]
 
 

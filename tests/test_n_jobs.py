@@ -295,3 +295,19 @@ def test_blocks_cover_every_row_and_output_once():
         (3, 5),
     ]
     assert output_blocks(3, 8) == [(0, 1), (1, 2), (2, 3)]
+
+
+@pytest.mark.parametrize("n_outputs", [8, 9, 20, 21, 40, 100])
+@pytest.mark.parametrize("count", [2, 3, 8])
+def test_output_blocks_start_on_whole_vectors_of_outputs(n_outputs, count):
+    # A block of 10 of 20 outputs cost 80 % of all 20 (slots not on 32 bytes);
+    # blocks start at multiples of 4 outputs where there are enough of them.
+    blocks = output_blocks(n_outputs, count)
+    assert blocks[0][0] == 0 and blocks[-1][1] == n_outputs
+    assert all(b == c for (_, b), (c, _) in zip(blocks, blocks[1:], strict=False))
+    if n_outputs >= 4 * count:
+        assert len(blocks) == count
+        assert all(start % 4 == 0 for start, _ in blocks)
+        share = n_outputs / count
+        assert all(abs(stop - start - share) <= 4 for start, stop in blocks)
+    assert output_blocks(20, 2) == [(0, 12), (12, 20)]

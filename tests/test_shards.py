@@ -30,7 +30,7 @@ from sk_adaprox import (
     ONSRegressor,
     _shards,
 )
-from sk_adaprox._kernels.shards import compact_rows
+from sk_adaprox._kernels.shards import add_whole_increment, compact_rows
 from sk_adaprox._threads import n_threads
 from sk_adaprox._training import merge_plan
 
@@ -533,3 +533,34 @@ def test_auto_sync_keeps_a_dense_regression_from_overshooting():
             scores[sync_rows] = model.fit(X, y).score(X, y)
         assert scores[None] < 0.5
         assert scores["auto"] > 0.85
+
+
+@pytest.mark.parametrize("n_shards", [1, 2, 3, 5])
+def test_a_merge_of_whole_states_is_numpys_formula_to_the_bit(n_shards):
+    # merged = base + step * sum(shard - base), one compiled pass per shard;
+    # step = min(k, 2) / k (sk_adaprox._merging).
+    rng = np.random.default_rng(n_shards)
+    base = rng.normal(size=(40, 3, 2))
+    shards = [
+        base + rng.normal(scale=10.0 ** rng.integers(-8, 3), size=base.shape)
+        for _ in range(n_shards)
+    ]
+    shards[0][5] = base[5]  # a row this shard did not change
+    step = min(n_shards, 2) / n_shards
+    expected = shards[0] - base
+    for shard in shards[1:]:
+        expected += shard - base
+    if step != 1.0:
+        expected *= step
+    expected += base
+    merged = np.empty_like(base)
+    for number, shard in enumerate(shards):
+        add_whole_increment(
+            merged.reshape(-1),
+            base.reshape(-1),
+            shard.reshape(-1),
+            number == 0,
+            number == n_shards - 1,
+            step,
+        )
+    np.testing.assert_array_equal(merged, expected)

@@ -31,6 +31,7 @@ from .lazy import (
     md_step,
     md_unmark_row,
 )
+from .prefetch import prefetch_ahead
 from .sparse import csr_scorer, stored_weight
 
 SUM_SQ_GRAD = 1
@@ -247,6 +248,7 @@ def md_pass(
                 scores[0] += w * x
                 max_abs_w = max(max_abs_w, abs(w))
             else:
+                prefetch_ahead(indices, p, end, state)
                 for k in range(n_outputs):
                     w = state[j, WEIGHT, k]
                     scores[k] += w * x
@@ -627,6 +629,8 @@ def da_pass(
         for k in range(n_outputs):
             scores[k] = intercept_state[WEIGHT, k]
         for p in range(start, end):
+            if n_outputs > 1:
+                prefetch_ahead(indices, p, end, state)
             j = indices[p]
             x = data[p]
             max_abs_x = max(max_abs_x, abs(x))
@@ -783,6 +787,7 @@ def da_candidates_pass(
         for c in range(n_candidates):
             scores[c, 0] = intercept_state[WEIGHT, c]
         for p in range(start, end):
+            prefetch_ahead(indices, p, end, state)
             j = indices[p]
             x = data[p]
             max_abs_x = max(max_abs_x, abs(x))

@@ -22,6 +22,7 @@ from .common import (
     row_derivatives,
     row_is_safe,
 )
+from .prefetch import prefetch_ahead
 from .sparse import csr_scorer
 
 SUM_NEG_GRAD = 1
@@ -177,6 +178,8 @@ def coin_pass(
                     state[intercept_row, REWARD, k],
                 )
         for p in range(start, end):
+            if n_outputs > 1:
+                prefetch_ahead(indices, p, end, state)
             j = indices[p]
             x = data[p]
             max_abs_x = max(max_abs_x, abs(x))
@@ -516,6 +519,8 @@ def normalized_pass(
         min_abs_x = math.inf
         max_state = 0.0
         for p in range(start, end + (1 if fit_intercept else 0)):
+            if n_outputs > 1:
+                prefetch_ahead(indices, p, end, state)
             j, x = (indices[p], data[p]) if p < end else (intercept_row, 1.0)
             largest_x = max(state[j, MAX_ABS_X, 0], abs(x))
             if largest_x > 0.0:

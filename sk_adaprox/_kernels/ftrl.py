@@ -27,6 +27,7 @@ from .common import (
     row_derivatives,
     row_is_safe,
 )
+from .prefetch import prefetch_ahead
 
 N = 1
 Z = 2
@@ -245,6 +246,8 @@ def ftrl_pass(
                 max_abs_w = max(max_abs_w, abs(scores[k]))
                 max_abs_z = max(max_abs_z, abs(intercept_state[Z, k]))
         for p in range(start, end):
+            if n_outputs > 1:
+                prefetch_ahead(indices, p, end, state)
             j = indices[p]
             x = data[p]
             if x != 0.0:
@@ -416,6 +419,7 @@ def ftrl_candidates_pass(
             max_abs_w[c] = abs(scores[c, 0]) if fit_intercept else 0.0
             max_abs_z[c] = abs(intercept_state[Z, c]) if fit_intercept else 0.0
         for p in range(start, end):
+            prefetch_ahead(indices, p, end, state)
             j = indices[p]
             x = data[p]
             if x != 0.0:

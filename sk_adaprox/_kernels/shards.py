@@ -51,6 +51,18 @@ def add_increments(total, base, positions, array):
 
 
 @jit
+def add_whole_increment(total, base, array, first, finish, step):
+    """For every entry i of the flat arrays: ``total[i]`` becomes ``array[i] -
+    base[i]`` (``first``) or ``total[i] + (array[i] - base[i])``; then, with
+    ``finish``, ``total[i] * step + base[i]``. One pass per shard: a merge of
+    whole states without NumPy's temporaries."""
+    for i in range(total.shape[0]):
+        increment = array[i] - base[i]
+        value = increment if first else total[i] + increment
+        total[i] = value * step + base[i] if finish else value
+
+
+@jit
 def sorted_union(a, b, out):
     """The union of the increasing arrays ``a`` and ``b`` (each without
     repeats), increasing, in ``out[:n]`` (``out`` at least as long as both);
