@@ -130,12 +130,13 @@ class ShardMerge:
         ):
             # Whole arrays, without index arrays; a row no shard changed gets
             # an increment of exactly 0 and keeps its value.
-            merged = np.empty_like(base)
+            merged = np.empty(base.shape, dtype=base.dtype)  # C order: flat views
+            flat_base = np.ascontiguousarray(base).reshape(-1)
             last = len(self.shards) - 1
             for number, (_, array) in enumerate(self.shards):
                 add_whole_increment(
                     merged.reshape(-1),
-                    np.ascontiguousarray(base).reshape(-1),
+                    flat_base,
                     np.ascontiguousarray(array).reshape(-1),
                     number == 0,
                     number == last,

@@ -20,10 +20,10 @@ from joblib import effective_n_jobs
 # about as much as scoring 20,000 non-zeros).
 NONZEROS_PER_THREAD = 2**17
 
-# A block of outputs trained apart starts at a multiple of this many outputs, so
-# that each slot of a feature's state begins on a 32-byte boundary for the
-# kernels' vector loads (four doubles): a block of 10 of 20 outputs cost 80 %
-# of all 20 in one pass, a block of 12 or 8 about 60 %.
+# Blocks of outputs trained apart are this many outputs wide, or a multiple
+# (the last block excepted), where there are enough outputs: the kernels' loops
+# over a feature's outputs then run in whole vectors of four doubles. A block of
+# 10 of 20 outputs cost 80 % of all 20 in one pass, one of 12 or 8 about 60 %.
 OUTPUTS_PER_VECTOR = 4
 
 
@@ -87,8 +87,9 @@ def output_blocks(n_outputs, count, multiple=OUTPUTS_PER_VECTOR):
     """Split ``n_outputs`` outputs into up to ``count`` consecutive ranges
     ``(start, stop)`` of about equal size, none empty. Where every range can
     have ``multiple`` outputs, each starts at the multiple of ``multiple``
-    nearest to its equal share's start (so a range is within ``multiple``
-    outputs of an equal share)."""
+    nearest to its equal share's start, so every range but the last is a
+    whole number of ``multiple`` outputs wide, and each is within
+    ``multiple`` outputs of an equal share."""
     count = max(1, min(count, n_outputs))
     unit = multiple if n_outputs >= count * multiple else 1
     shares = n_outputs * np.arange(count + 1) / count

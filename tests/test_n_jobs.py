@@ -310,4 +310,7 @@ def test_output_blocks_start_on_whole_vectors_of_outputs(n_outputs, count):
         assert all(start % 4 == 0 for start, _ in blocks)
         share = n_outputs / count
         assert all(abs(stop - start - share) <= 4 for start, stop in blocks)
+
+
+def test_twenty_outputs_split_into_twelve_and_eight():
     assert output_blocks(20, 2) == [(0, 12), (12, 20)]

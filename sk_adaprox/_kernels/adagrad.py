@@ -787,7 +787,8 @@ def da_candidates_pass(
         for c in range(n_candidates):
             scores[c, 0] = intercept_state[WEIGHT, c]
         for p in range(start, end):
-            prefetch_ahead(indices, p, end, state)
+            if n_candidates > 1:
+                prefetch_ahead(indices, p, end, state)
             j = indices[p]
             x = data[p]
             max_abs_x = max(max_abs_x, abs(x))

@@ -419,7 +419,8 @@ def ftrl_candidates_pass(
             max_abs_w[c] = abs(scores[c, 0]) if fit_intercept else 0.0
             max_abs_z[c] = abs(intercept_state[Z, c]) if fit_intercept else 0.0
         for p in range(start, end):
-            prefetch_ahead(indices, p, end, state)
+            if n_candidates > 1:
+                prefetch_ahead(indices, p, end, state)
             j = indices[p]
             x = data[p]
             if x != 0.0:
