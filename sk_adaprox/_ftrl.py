@@ -134,22 +134,30 @@ class _FTRL:
         )
 
     def _merge_shards(self, merge):
-        # The rule of ._merging on z and n, the weights theirs; where every
-        # shard's weight is zero, z and n are sums of the gradients alone and
-        # add up as serially.
+        # The rule of ._merging. Without l1, FTRL-Proximal's round is mirror
+        # descent's step w - alpha g / (beta + sqrt(n)) (McMahan 2011, "Follow-
+        # the-Regularized-Leader and Mirror Descent"; docs/ftrl.md): it combines
+        # the weights and n, as AdaGrad's mirror descent does, and z is set to
+        # give those weights. Combining z instead shrinks the sum of two
+        # shards' moves of a new feature to (c1 w1 + c2 w2) / c, c = beta +
+        # sqrt(n) (docs/training.md). With l1, z and n are combined, so that a
+        # weight every shard holds at zero stays zero unless its summed z
+        # crosses the threshold: there z and n are sums of the gradients alone.
         parameters = merge.parameters
-        merged = merge.combined()
-        if merge.step() != 1.0:  # else the statistics are already summed
-            zero = merged[:, WEIGHT] == 0.0
-            for slot in (_kernels.N, _kernels.Z):
-                merged[:, slot][zero] = merge.summed(slot)[zero]
-        _kernels.weights_all(
-            merged,
+        arguments = (
             1.0 / parameters.alpha,
             parameters.beta,
             parameters.l1,
             parameters.l2,
         )
+        merged = merge.combined()
+        if parameters.l1 == 0.0:
+            _kernels.z_from_weights(merged, *arguments)
+        elif merge.step() != 1.0:  # else the statistics are already summed
+            zero = merged[:, WEIGHT] == 0.0
+            for slot in (_kernels.N, _kernels.Z):
+                merged[:, slot][zero] = merge.summed(slot)[zero]
+        _kernels.weights_all(merged, *arguments)
         return merged
 
     def _derived_slots(self):

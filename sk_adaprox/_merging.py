@@ -16,8 +16,9 @@ more shards and frequent merges.
 
 Each algorithm combines the statistics its weights follow from (mirror
 descent: the weights and G; dual averaging: u and G for two shards, the
-weights, each shard's at its own round, for more; FTRL: z and n) and derives
-the rest. A weight every shard holds at
+weights, each shard's at its own round, for more; FTRL: z and n with l1, and
+without l1, whose round is mirror descent's step, the weights and n) and
+derives the rest. A weight every shard holds at
 zero stays zero unless its statistics cross l1's threshold: there dual
 averaging's u and G and FTRL's z and n are sums of the gradients alone and are
 summed, as serial training would sum them.

@@ -90,13 +90,14 @@ def test_one_shard_is_serial_training_to_the_bit(name):
 
 
 # The statistics each algorithm combines (its other state follows from them),
-# two shards: dual averaging sums u and G there (its weights, with more).
+# two shards: dual averaging sums u and G there (its weights, with more); FTRL
+# without l1 combines its weights, as mirror descent does, and with l1 z.
 COMBINED = {
     "adagrad_md": ("coef_", "intercept_", "sum_sq_grad_"),
     "adagrad_md_l1l2": ("coef_", "intercept_", "sum_sq_grad_"),
     "adagrad_da": ("sum_grad_", "intercept_sum_grad_", "sum_sq_grad_"),
     "adagrad_da_l1": ("sum_grad_", "intercept_sum_grad_", "sum_sq_grad_"),
-    "ftrl": ("z_", "n_", "intercept_z_", "intercept_n_"),
+    "ftrl": ("coef_", "intercept_", "n_", "intercept_n_"),
     "ftrl_l1l2": ("z_", "n_", "intercept_z_", "intercept_n_"),
     "adagrad_regressor": ("coef_", "intercept_", "sum_sq_grad_"),
     "ftrl_regressor": ("z_", "n_"),
@@ -141,6 +142,53 @@ def test_two_shards_merge_to_the_sum_of_their_increments(name, weighted, n_featu
         np.testing.assert_allclose(
             getattr(merged, attribute), expected, rtol=1e-10, atol=1e-12
         )
+
+
+@pytest.mark.parametrize("shards, sync_rows", [(2, None), (2, 40), (5, 30)])
+@pytest.mark.parametrize("l2", [0.0, 0.5])
+def test_ftrl_without_l1_in_shards_is_mirror_descent_in_shards(shards, sync_rows, l2):
+    """Without l1, FTRL's round is mirror descent's step w - alpha g / (beta +
+    sqrt(n)): serial training gives AdaGrad's mirror descent model (eta =
+    alpha, delta = beta; l2 in the step's denominator), and so must every
+    merge. Summing z's increments instead gave another model."""
+    X, y = _data(n_samples=600)
+    params = {"shards": shards, "sync_rows": sync_rows, "max_iter": 2}
+    params.update(random_state=0, shuffle=True)
+    ftrl = FTRLClassifier(alpha=0.3, beta=0.2, l1=0.0, l2=l2, **params).fit(X, y)
+    if l2 == 0.0:
+        md = AdaGradClassifier(
+            update="mirror_descent", eta=0.3, delta=0.2, l1=0.0, **params
+        ).fit(X, y)
+        np.testing.assert_allclose(ftrl.coef_, md.coef_, rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(ftrl.n_, md.sum_sq_grad_, rtol=1e-9)
+    # Either way every z gives its weight (l2 scaled by the passes, 2).
+    denominator = (0.2 + np.sqrt(ftrl.n_)) / 0.3 + 2 * l2
+    np.testing.assert_allclose(ftrl.z_, -ftrl.coef_ * denominator, rtol=1e-12)
+
+
+def test_ftrl_merges_without_l1_combine_the_weights_not_z():
+    """Two shards of new features: the merged weights are the sum of the
+    shards' weights (each moved from zero), where summing z's increments would
+    give (c1 w1 + c2 w2) / c with c = beta + sqrt(n), a smaller move."""
+    estimator = FTRLClassifier(alpha=0.3, l1=0.0)
+    X, y = _data()
+    merged = _fitted(estimator, X, y, shards=2)
+    apart = _trained_apart(estimator, X, y, 2)
+    both = (apart[0].n_ > 0) & (apart[1].n_ > 0)
+    assert both.sum() > 10
+    np.testing.assert_allclose(
+        merged.coef_, apart[0].coef_ + apart[1].coef_, rtol=1e-10, atol=1e-12
+    )
+    # What z's sum would have given: (c1 w1 + c2 w2) / c, each shard's move
+    # shrunk by c_s / c < 1, against w1 + w2 here.
+    c = [estimator.beta + np.sqrt(model.n_) for model in apart]
+    c_merged = estimator.beta + np.sqrt(merged.n_)
+    from_z = -(apart[0].z_ + apart[1].z_) * estimator.alpha / c_merged
+    shrunk = (c[0] * apart[0].coef_ + c[1] * apart[1].coef_) / c_merged
+    np.testing.assert_allclose(from_z, shrunk, rtol=1e-9, atol=1e-12)
+    same_sign = both & (apart[0].coef_ * apart[1].coef_ > 0)
+    assert same_sign.sum() > 10
+    assert (np.abs(from_z)[same_sign] < np.abs(merged.coef_)[same_sign]).all()
 
 
 @pytest.mark.parametrize("name", ["adagrad_md", "adagrad_md_l1l2", "ftrl_l1l2"])
