@@ -6,17 +6,18 @@ one core.
 Dense standardised rows (n_features = 10, 50, 100 and 200; a regression with
 correlated features), one epoch of ``AdaGradRegressor`` at fixed parameters:
 ``matrix="full"`` (mirror descent without and with ``l1``, dual averaging with
-``l1``) against ``matrix="diag"``, with the floor of the full matrix's work: one
-``numpy.linalg.eigh`` of an (n_features + 1)^2 matrix per row, the
-eigendecomposition every row of the exact method computes (the rest of a row,
-the root's product, a solve and the rank-one update of G, is O(d^3) and O(d^2)
-beside it). The sketch (``matrix="sketch"``, m = 20) and ONS's full matrix
-run on the same rows, and the literal reference of the tests
-(tests/reference_adagrad_full.py: explicit G, scipy's eigh and a dense solve a
-row, mirror descent without l1), and the floor of a rank-one update of the
-eigendecomposition: the eigenvectors' rotation, one product of two
-(n_features + 1)^2 matrices a row (the secular equation's eigenvalues and the
-rotation's vectors are O(d^2) beside it). Microseconds per row, best of
+``l1``) against ``matrix="diag"``. The full matrix's kernel updates G's
+eigendecomposition by each row's rank-one change (LAPACK's secular equation
+solver, then the eigenvectors' rotation) and solves in that basis. Beside it:
+the rank-one update alone (``sk_adaprox._kernels.eigen_update.rank_one_update``
+on a G of full rank, its worst case: no eigenpair deflates), and two floors:
+one ``numpy.linalg.eigh`` of an (n_features + 1)^2 matrix per row (what a
+fresh eigendecomposition a row costs, the method before the update) and one
+product of two (n_features + 1)^2 matrices (the rotation of the
+eigenvectors, which the update cannot avoid). The sketch (``matrix="sketch"``,
+m = 20) and ONS's full matrix run on the same rows, and the literal reference
+of the tests (tests/reference_adagrad_full.py: explicit G, scipy's eigh and a
+dense solve a row, mirror descent without l1). Microseconds per row, best of
 ``--repeats``.
 
 Then the wide case: sparse rows of 10,000 features (100 non-zeros each), one
@@ -43,6 +44,7 @@ import scipy.sparse as sp
 from _floors import best_time
 
 from sk_adaprox import AdaGradRegressor, ONSRegressor
+from sk_adaprox._kernels.eigen_update import rank_one_update
 from sk_adaprox.exceptions import PoorFitWarning
 
 # The tests' literal reference, timed beside the kernels.
@@ -104,6 +106,23 @@ def sketch_floor(n_rows, size, repeats):
     return best_time(run, repeats)
 
 
+def rank_one_seconds(n_rows, size, repeats):
+    """Seconds of ``n_rows`` rank-one updates of the eigendecomposition of a
+    G of full rank (every eigenvalue distinct: nothing deflates)."""
+    rng = np.random.default_rng(4)
+    A = rng.normal(size=(size, 3 * size))
+    values, vectors = np.linalg.eigh(A @ A.T)
+    z = vectors.T @ rng.normal(size=size)
+    new_values, new_vectors = np.empty(size), np.empty((size, size))
+    rank_one_update(values, vectors, z, new_values, new_vectors)  # compiles
+
+    def run():
+        for _ in range(n_rows):
+            rank_one_update(values, vectors, z, new_values, new_vectors)
+
+    return best_time(run, repeats)
+
+
 def rotation_floor(n_rows, size, repeats):
     """Seconds of ``n_rows`` products of two (size x size) matrices."""
     rng = np.random.default_rng(3)
@@ -134,8 +153,8 @@ def fit_seconds(model, X, y, repeats):
 
 def narrow_table(repeats):
     ons = "ONS full"
-    columns = [*VARIANTS, ons, "literal reference", "floor: eigh per row"]
-    columns.append("floor of a rank-one update: one product")
+    columns = [*VARIANTS, ons, "literal reference", "rank-one update alone"]
+    columns += ["floor: eigh per row", "floor of a rank-one update: one product"]
     print("| n_features | " + " | ".join(columns) + " |")
     print("|---|" + "---|" * len(columns))
     for width in WIDTHS:
@@ -150,6 +169,8 @@ def narrow_table(repeats):
         model = ONSRegressor(matrix="full", l1=0.0, max_iter=1, tol=None, shuffle=False)
         cells.append(f"{1e6 * fit_seconds(model, X, y, repeats) / n_rows:.1f}")
         cells.append(f"{1e6 * reference_seconds(X, y, repeats) / n_rows:.1f}")
+        update = rank_one_seconds(n_rows, width + 1, repeats)
+        cells.append(f"{1e6 * update / n_rows:.1f}")
         floor = eigh_floor(n_rows, width + 1, repeats)
         cells.append(f"{1e6 * floor / n_rows:.1f}")
         floor = rotation_floor(n_rows, width + 1, repeats)

@@ -151,18 +151,25 @@ class _AdaGrad(LazyProximal):
         states = len(self._candidates(n_features, n_outputs) or [None]) + 1
         needed = states * _matrices.matrix_bytes(
             self.matrix, self.sketch_size, n_features, n_outputs
-        )
+        ) + _matrices.pass_bytes(self.matrix, n_features, n_outputs)
         if needed > self.max_matrix_bytes:
             kept = (
-                "G, an (n_features + 1)^2 matrix, and the round's copy of it"
+                "G, an (n_features + 1)^2 matrix,"
                 if self.matrix == "full"
                 else "a sketch of 2 * sketch_size rows of n_features + 1"
+            )
+            passing = (
+                ", and a pass three more (the round's copy of G, G's "
+                "eigenvectors and their round's copy)"
+                if self.matrix == "full"
+                else ""
             )
             raise ValueError(
                 f"{type(self).__name__}(matrix={self.matrix!r}) keeps {kept} per "
                 f'output, in each of {states} training states (the "auto" '
-                f"candidates and one kept state): with n_features={n_features} "
-                f"and {n_outputs} output(s) that is {needed / 1e9:.3g} GB, over "
+                f"candidates and one kept state){passing}: with "
+                f"n_features={n_features} and {n_outputs} output(s) that is "
+                f"{needed / 1e9:.3g} GB, over "
                 f"max_matrix_bytes={self.max_matrix_bytes:.3g}. Use "
                 "matrix='diag' (memory and time per row proportional to the "
                 'row\'s non-zeros), set the "auto" parameters to values (one '
@@ -509,11 +516,13 @@ default={update}
         full matrix's.
     max_matrix_bytes : float, default=2e9
         With ``matrix="full"`` or ``"sketch"``, refuse data whose matrices would
-        take more bytes, before anything is allocated: two of ``(n_features +
+        take more bytes, before anything is allocated: one of ``(n_features +
         1)^2`` floats per output (full), or ``2 * sketch_size`` rows of
         ``n_features + 1`` floats and their ``(2 * sketch_size)^2`` Gram matrix
         (sketch), in each training state (every ``"auto"`` candidate's, which
-        train in turn in the first pass, and one more).
+        train in turn in the first pass, and one more), and, for the full
+        matrix, three more per output that a pass works with (the round's
+        copy of G, G's eigenvectors and their round's copy).
     bound : float, default=None
         Keep every coefficient in ``[-bound, bound]``, > 0: each mirror descent
         step is followed by clipping (the projection onto the box; the

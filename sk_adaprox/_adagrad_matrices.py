@@ -14,13 +14,22 @@ from ._kernels import adagrad_sketch as _sketch
 
 
 def matrix_bytes(matrix, sketch_size, n_features, n_outputs):
-    """Bytes of one training state's matrices, every output: G and the round's
-    copy of it (full), or the sketch and its Gram matrix (sketch)."""
+    """Bytes of one training state's matrices, every output: G (full), or the
+    sketch and its Gram matrix (sketch)."""
     size = n_features + 1
     if matrix == "full":
-        return 2 * 8 * n_outputs * size**2
+        return 8 * n_outputs * size**2
     rows = 2 * sketch_size
     return 8 * n_outputs * (rows * size + rows**2)
+
+
+def pass_bytes(matrix, n_features, n_outputs):
+    """Bytes a pass of the matrix's kernel allocates beside the state, every
+    output: the round's copy of G, G's eigenvectors and the round's copy of
+    those (full); nothing of the matrices' size (sketch)."""
+    if matrix == "full":
+        return 3 * 8 * n_outputs * (n_features + 1) ** 2
+    return 0
 
 
 def refuse_what_the_matrix_lacks(estimator):

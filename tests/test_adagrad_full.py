@@ -112,6 +112,25 @@ def test_regressor_partial_fit_chunks_match_reference_after_every_call(loss, upd
         _assert_weights(model, state, f"after row {stop}")
 
 
+@pytest.mark.parametrize("update", ["mirror_descent", "dual_averaging"])
+def test_a_pass_longer_than_the_refresh_interval_matches_reference(update):
+    """The kernel updates G's eigendecomposition by rank-one changes and takes
+    it afresh from G every _REFRESH_ROWS rows: a pass over more rows than that
+    stays on the literal reference (a fresh eigendecomposition a row)."""
+    n_samples = _full._REFRESH_ROWS + 300
+    X = _problem(n_samples=n_samples, n_features=5, seed=8)
+    rng = np.random.default_rng(9)
+    y = X @ rng.normal(size=X.shape[1]) + 0.1 * rng.normal(size=n_samples)
+    params = dict(loss="squared_error", update=update, eta=0.3, delta=0.05)
+    params.update(l1=0.0, l2=0.01)
+    model = AdaGradRegressor(
+        matrix="full", normalize_y=False, max_iter=1, tol=None, shuffle=False,
+        **params,
+    ).fit(X, y)  # fmt: skip
+    state = _reference_of(X, y, np.ones(n_samples), None, 1, True, params)
+    _assert_weights(model, state)
+
+
 def test_dual_averaging_weights_follow_a_change_of_parameters():
     X = _problem(seed=5)
     y = np.random.default_rng(6).integers(0, 2, X.shape[0])
@@ -197,21 +216,25 @@ def test_memory_guard_refuses_before_allocating():
     y = np.arange(10) % 3
     model = AdaGradClassifier(matrix="full", eta=0.3, l1=0.0, max_matrix_bytes=5e8)
     with pytest.raises(ValueError, match="max_matrix_bytes"):
-        model.fit(X, y)  # 2 states x 3 outputs x 2 x 3001^2 floats = 0.86 GB
+        model.fit(X, y)  # (2 states + a pass's 3) x 3 outputs x 3001^2 floats = 1.1 GB
     assert not hasattr(model, "coef_")
 
 
 def test_memory_guard_counts_the_auto_candidates():
     X = sp.random(30, 40, density=0.3, format="csr", random_state=0)
     y = np.arange(30) % 2
-    one_state = 2 * 8 * 41**2  # G and the round's copy, one output
+    matrix = 8 * 41**2  # one (d + 1)^2 matrix, one output
+    # A state keeps G; a pass works with three more (the round's G, G's
+    # eigenvectors and their round's copy).
     fixed = AdaGradClassifier(
-        matrix="full", eta=0.3, l1=0.0, max_matrix_bytes=2.5 * one_state
+        matrix="full", eta=0.3, l1=0.0, max_matrix_bytes=5.5 * matrix
     )
-    fixed.fit(X, y)  # one candidate and one kept state fit
-    auto = AdaGradClassifier(matrix="full", max_matrix_bytes=2.5 * one_state)
+    fixed.fit(X, y)  # one candidate and one kept state, and a pass: 5 fit
+    auto = AdaGradClassifier(matrix="full", max_matrix_bytes=5.5 * matrix)
     with pytest.raises(ValueError, match="17 training states"):
-        auto.fit(X, y)  # 16 candidates and one kept state do not
+        auto.fit(X, y)  # 16 candidates, one kept state and a pass: 20 do not
+    with pytest.raises(ValueError, match="max_matrix_bytes"):
+        fixed.set_params(max_matrix_bytes=4.5 * matrix).fit(X, y)
 
 
 @pytest.mark.parametrize(

@@ -32,6 +32,13 @@ from .common import (
     copy_values,
     row_derivatives,
 )
+from .eigen_update import (
+    apply_root,
+    rank_one_update,
+    root_diagonal,
+    root_from_spectrum,
+    solve_root,
+)
 from .lazy import md_step
 
 SUM_SQ_GRAD = 1
@@ -43,6 +50,10 @@ SUM_GRAD = 2  # dual averaging only
 _CD_LOOSE = 1e-6
 _CD_SWEEPS = 500
 _EPSILON = np.finfo(np.float64).eps
+# A pass decomposes G afresh every this many rows, so that the rank-one
+# updates' rounding does not accumulate over a long pass (one O(d^3)
+# decomposition per this many O(d K^2) updates).
+_REFRESH_ROWS = 1024
 
 
 @jit
@@ -268,6 +279,50 @@ def _add_outer(gram, indices, start, end, x, scale, out):
 
 
 @jit
+def _gradient_coordinates(vectors, indices, start, end, x, c, z):
+    """``z = V^T g`` for the row's gradient g = c x~ (O(d) per non-zero)."""
+    size = vectors.shape[0]
+    last = size - 1
+    for i in range(size):
+        z[i] = 0.0
+    for p in range(start, end + 1):
+        j = indices[p] if p < end else last
+        scale = c * x[j]
+        if scale == 0.0:
+            continue
+        for i in range(size):
+            z[i] += scale * vectors[j, i]
+
+
+@jit
+def _eigendecompose(gram, values, vectors):
+    """``values`` and ``vectors`` (columns) of G, afresh."""
+    fresh_values, fresh_vectors = np.linalg.eigh(gram)
+    for i in range(values.shape[0]):
+        values[i] = fresh_values[i]
+        copy_values(fresh_vectors[i], vectors[i])
+
+
+@jit
+def _step(values, vectors, w, b, g, eta, delta, ridge, tau, dual_averaging, H_w):
+    """The rule's composite step (module docstring) for H = delta I + G^{1/2}
+    given by G's eigendecomposition, into ``w`` (which holds the weights before
+    it): without l1, H's and (H + ridge P)'s solves in G's eigenbasis, O(d^2);
+    with l1, the solvers on H formed explicitly."""
+    size = w.shape[0]
+    roots = np.empty(size)
+    root_diagonal(values, delta, roots)
+    if not dual_averaging:  # b = H w_t - eta g
+        apply_root(roots, vectors, w, H_w)
+        for q in range(size):
+            b[q] = H_w[q] - eta * g[q]
+    if tau == 0.0:
+        solve_root(roots, vectors, b, ridge, w)
+    else:
+        composite_solve(root_from_spectrum(roots, vectors), b, ridge, tau, w)
+
+
+@jit
 def full_pass(
     data,
     indices,
@@ -289,10 +344,12 @@ def full_pass(
     t0,
 ):
     """One pass of full-matrix AdaGrad over the rows in ``order``: per row and
-    output, G += g g^T, H = delta I + G^{1/2} by an eigendecomposition (O(d^3)),
-    and the rule's composite step in H (module docstring). Every output's new
-    weights and G are computed before any is stored: a row is applied whole or
-    not at all. The first row is round ``t0 + 1``."""
+    output, G += g g^T, its eigendecomposition updated by the rank-one change
+    (``eigen_update``; afresh from G at the pass's start and every
+    ``_REFRESH_ROWS`` rows), and the rule's composite step in H = delta I +
+    G^{1/2} (module docstring). Every output's new weights, G and
+    eigendecomposition are computed before any is stored: a row is applied
+    whole or not at all. The first row is round ``t0 + 1``."""
     n_outputs = state.shape[2]
     size = state.shape[0]
     last = size - 1
@@ -302,7 +359,14 @@ def full_pass(
     scores = np.empty(n_outputs)
     scaled_dloss = np.empty(n_outputs)
     x = np.zeros(size)
+    g = np.zeros(size)
+    z = np.empty(size)
+    H_w = np.empty(size)
     new_gram = np.empty((n_outputs, size, size))
+    values = np.empty((n_outputs, size))
+    vectors = np.empty((n_outputs, size, size))
+    new_values = np.empty((n_outputs, size))
+    new_vectors = np.empty((n_outputs, size, size))
     new_w = np.empty((n_outputs, size))
     b = np.empty(size)
     moves = np.zeros(n_outputs, dtype=np.bool_)
@@ -310,6 +374,9 @@ def full_pass(
     status = STATUS_OK
     rows_done = 0
     for pos in range(order.shape[0]):
+        if pos % _REFRESH_ROWS == 0:
+            for k in range(n_outputs):
+                _eigendecompose(gram[k], values[k], vectors[k])
         i = order[pos]
         t = t0 + pos + 1
         start, end = indptr[i], indptr[i + 1]
@@ -329,24 +396,30 @@ def full_pass(
             if not moves[k]:
                 continue
             _add_outer(gram[k], indices, start, end, x, c * c, new_gram[k])
-            # An overflowing gradient stops here: an eigendecomposition of a
-            # matrix with inf would raise instead of reporting the row.
+            # An overflowing gradient stops here, before the eigenproblem.
             if not all_finite(new_gram[k].ravel()):
                 finite = False
                 break
-            H = root_matrix(new_gram[k], delta)
+            _gradient_coordinates(vectors[k], indices, start, end, x, c, z)
+            info = rank_one_update(
+                values[k], vectors[k], z, new_values[k], new_vectors[k]
+            )
+            if info != 0:  # a root did not converge: G's afresh
+                _eigendecompose(new_gram[k], new_values[k], new_vectors[k])
             w = new_w[k]
             for q in range(size):
                 w[q] = state[q, WEIGHT, k]
+                g[q] = c * x[q]
             if dual_averaging:
                 for q in range(size):
-                    b[q] = -eta * (state[q, SUM_GRAD, k] + c * x[q])
-                composite_solve(H, b, eta * t * l2, eta * t * l1, w)
+                    b[q] = -eta * (state[q, SUM_GRAD, k] + g[q])
+                ridge, tau = eta * t * l2, eta * t * l1
             else:
-                Hw = H @ w
-                for q in range(size):
-                    b[q] = Hw[q] - eta * c * x[q]
-                composite_solve(H, b, eta * l2, eta * l1, w)
+                ridge, tau = eta * l2, eta * l1
+            _step(
+                new_values[k], new_vectors[k], w, b, g, eta, delta, ridge, tau,
+                dual_averaging, H_w,
+            )  # fmt: skip
             finite &= all_finite(w)
         if not finite:
             status = STATUS_NONFINITE_UPDATE
@@ -358,13 +431,15 @@ def full_pass(
             c = scaled_dloss[k]
             for a in range(size):
                 copy_values(new_gram[k, a], gram[k, a])
+                copy_values(new_vectors[k, a], vectors[k, a])
                 state[a, WEIGHT, k] = new_w[k, a]
+            copy_values(new_values[k], values[k])
             for p in range(start, end + 1):
                 j = indices[p] if p < end else last
-                g = c * x[j]
-                state[j, SUM_SQ_GRAD, k] += g * g
+                g_j = c * x[j]
+                state[j, SUM_SQ_GRAD, k] += g_j * g_j
                 if dual_averaging:
-                    state[j, SUM_GRAD, k] += g
+                    state[j, SUM_GRAD, k] += g_j
         clear_row_vector(indices, start, end, x)
         loss_sum += row_weights[i] * row_loss
         rows_done += 1
