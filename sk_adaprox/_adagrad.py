@@ -501,8 +501,10 @@ default={update}
         paper's full-matrix AdaGrad, steps in the metric ``H = delta I +
         G^(1/2)`` with G the sum of the gradients' outer products (over the
         features and the intercept), which learns how features are correlated;
-        O(n_features^3) per row and output (an eigendecomposition), for up to a
-        few hundred features (:doc:`/adagrad`). ``"sketch"``: the same steps
+        O(n_features^3) per row and output (G's eigendecomposition, updated
+        by each row's rank-one change: one product of two n_features^2
+        matrices and the secular equation's roots), for up to a few hundred
+        features (:doc:`/adagrad`). ``"sketch"``: the same steps
         with G replaced by a Frequent Directions sketch of the gradients
         (Ada-FD, Wan & Zhang 2016) of ``2 * sketch_size`` rows, O(sketch_size *
         n_features) per row and output, for thousands of features; mirror
