@@ -131,6 +131,30 @@ def test_a_pass_longer_than_the_refresh_interval_matches_reference(update):
     _assert_weights(model, state)
 
 
+def test_features_of_very_unequal_scales_match_reference():
+    """A feature of scale 1e4 and one of 0.1 in separate rows: the small
+    one's gradients are within rounding of G's largest eigenvalue, so each
+    rank-one update deflates them away. Their sum is not negligible in the
+    root: the kernel decomposes G afresh when it could be (a review's case;
+    the weight was 432 against the reference's -5.5 without)."""
+    rng = np.random.default_rng(0)
+    n = 1000
+    dense = np.zeros((n, 2))
+    large = rng.random(n) < 0.5
+    dense[large, 0] = rng.normal(size=large.sum()) * 1e4
+    dense[~large, 1] = rng.normal(size=(~large).sum()) * 0.1
+    y = dense @ [1e-4, 10.0] + 0.01 * rng.normal(size=n)
+    params = dict(loss="squared_error", update="mirror_descent", eta=0.5)
+    params.update(delta=1e-3, l1=0.0, l2=0.0)
+    model = AdaGradRegressor(
+        matrix="full", normalize_y=False, max_iter=1, tol=None, shuffle=False,
+        fit_intercept=False, **params,
+    ).fit(dense, y)  # fmt: skip
+    X = sp.csr_matrix(dense)
+    state = _reference_of(X, y, np.ones(n), None, 1, False, params)
+    np.testing.assert_allclose(model.coef_, state["w"][0, :-1], rtol=1e-6)
+
+
 def test_dual_averaging_weights_follow_a_change_of_parameters():
     X = _problem(seed=5)
     y = np.random.default_rng(6).integers(0, 2, X.shape[0])

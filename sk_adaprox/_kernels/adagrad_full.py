@@ -34,6 +34,7 @@ from .common import (
 )
 from .eigen_update import (
     apply_root,
+    noise_level,
     rank_one_update,
     root_diagonal,
     root_from_spectrum,
@@ -54,6 +55,39 @@ _EPSILON = np.finfo(np.float64).eps
 # updates' rounding does not accumulate over a long pass (one O(d^3)
 # decomposition per this many O(d K^2) updates).
 _REFRESH_ROWS = 1024
+
+
+@jit
+def _positive_definite_solve(A, b):
+    """The solution of A x = b for a symmetric positive definite A (every
+    system here is H + ridge P or a principal block of it, with H >= delta I),
+    by Cholesky's factorisation; A and b are not changed. A loop of its own:
+    ``np.linalg.solve`` compiled NumPy's formatted shape-mismatch error with
+    it, about a tenth of the full matrix's first-call compile."""
+    n = b.shape[0]
+    L = np.zeros((n, n))
+    for j in range(n):
+        total = A[j, j]
+        for k in range(j):
+            total -= L[j, k] * L[j, k]
+        L[j, j] = math.sqrt(total)
+        for i in range(j + 1, n):
+            total = A[i, j]
+            for k in range(j):
+                total -= L[i, k] * L[j, k]
+            L[i, j] = total / L[j, j]
+    x = np.empty(n)
+    for i in range(n):  # L y = b
+        total = b[i]
+        for k in range(i):
+            total -= L[i, k] * x[k]
+        x[i] = total / L[i, i]
+    for i in range(n - 1, -1, -1):  # L^T x = y
+        total = x[i]
+        for k in range(i + 1, n):
+            total -= L[k, i] * x[k]
+        x[i] = total / L[i, i]
+    return x
 
 
 @jit
@@ -127,7 +161,7 @@ def _solve_signed(Q, b, tau, signs, active):
         right[a] = b[i] - tau * signs[i]
         for c in range(n):
             system[a, c] = Q[i, support[c]]
-    solved = np.linalg.solve(system, right)
+    solved = _positive_definite_solve(system, right)
     out = np.zeros(size)
     for a in range(n):
         out[support[a]] = solved[a]
@@ -201,7 +235,7 @@ def composite_solve(H, b, ridge, tau, w):
     for i in range(size - 1):
         Q[i, i] += ridge
     if tau == 0.0:
-        solved = np.linalg.solve(Q, b)
+        solved = _positive_definite_solve(Q, b)
         for i in range(size):
             w[i] = solved[i]
         return
@@ -346,7 +380,8 @@ def full_pass(
     """One pass of full-matrix AdaGrad over the rows in ``order``: per row and
     output, G += g g^T, its eigendecomposition updated by the rank-one change
     (``eigen_update``; afresh from G at the pass's start and every
-    ``_REFRESH_ROWS`` rows), and the rule's composite step in H = delta I +
+    ``_REFRESH_ROWS`` rows, and where the deflation's left-out mass reaches
+    the root's noise level), and the rule's composite step in H = delta I +
     G^{1/2} (module docstring). Every output's new weights, G and
     eigendecomposition are computed before any is stored: a row is applied
     whole or not at all. The first row is round ``t0 + 1``."""
@@ -367,6 +402,10 @@ def full_pass(
     vectors = np.empty((n_outputs, size, size))
     new_values = np.empty((n_outputs, size))
     new_vectors = np.empty((n_outputs, size, size))
+    # Per output, the mass the updates' deflation left out since G was last
+    # decomposed afresh, and the row's.
+    drift = np.zeros(n_outputs)
+    new_drift = np.zeros(n_outputs)
     new_w = np.empty((n_outputs, size))
     b = np.empty(size)
     moves = np.zeros(n_outputs, dtype=np.bool_)
@@ -377,6 +416,7 @@ def full_pass(
         if pos % _REFRESH_ROWS == 0:
             for k in range(n_outputs):
                 _eigendecompose(gram[k], values[k], vectors[k])
+                drift[k] = 0.0
         i = order[pos]
         t = t0 + pos + 1
         start, end = indptr[i], indptr[i + 1]
@@ -401,11 +441,15 @@ def full_pass(
                 finite = False
                 break
             _gradient_coordinates(vectors[k], indices, start, end, x, c, z)
-            info = rank_one_update(
+            info, dropped = rank_one_update(
                 values[k], vectors[k], z, new_values[k], new_vectors[k]
             )
-            if info != 0:  # a root did not converge: G's afresh
+            new_drift[k] = drift[k] + dropped
+            # G afresh where a root did not converge, or where the left-out
+            # mass could be told from zero in the root.
+            if info != 0 or new_drift[k] > noise_level(new_values[k]):
                 _eigendecompose(new_gram[k], new_values[k], new_vectors[k])
+                new_drift[k] = 0.0
             w = new_w[k]
             for q in range(size):
                 w[q] = state[q, WEIGHT, k]
@@ -434,6 +478,7 @@ def full_pass(
                 copy_values(new_vectors[k, a], vectors[k, a])
                 state[a, WEIGHT, k] = new_w[k, a]
             copy_values(new_values[k], values[k])
+            drift[k] = new_drift[k]
             for p in range(start, end + 1):
                 j = indices[p] if p < end else last
                 g_j = c * x[j]

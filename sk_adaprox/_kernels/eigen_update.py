@@ -124,17 +124,26 @@ def _deflate(values, vectors, w, rho):
     within rounding of zero leaves its eigenpair as it is; of two eigenvalues
     within rounding of each other, a rotation of their eigenvectors puts the
     pair's part of ``w`` on one of them. Returns which eigenpairs the update
-    still moves."""
+    still moves, and what it left out: sum(rho |w_j|) over the deflated
+    components, which bounds their couplings (each within rounding, but they
+    add up: the caller decomposes afresh when they reach the root's noise
+    level)."""
     size = values.shape[0]
     order = np.arange(size)
     _ascending(values, order)
     largest = max(abs(values[order[size - 1]]), abs(values[order[0]]), rho)
     tolerance = 8.0 * _EPSILON * largest
     moved = np.zeros(size, dtype=np.bool_)
+    dropped = 0.0
     previous = -1
     for position in range(size):
         j = order[position]
         if rho * abs(w[j]) <= tolerance:
+            # The component's own term stays (G's trace, and an eigenvalue
+            # near the root's noise level, are kept); its coupling to the
+            # others, at most rho |w_j|, is left out.
+            values[j] += rho * w[j] * w[j]
+            dropped += rho * abs(w[j])
             continue
         if previous >= 0:
             p = previous
@@ -156,15 +165,16 @@ def _deflate(values, vectors, w, rho):
                 moved[p] = False
         moved[j] = True
         previous = j
-    return moved
+    return moved, dropped
 
 
 @jit
 def rank_one_update(values, vectors, z, new_values, new_vectors):
     """The eigendecomposition of V (diag(values) + z z^T) V^T, for V =
     ``vectors`` (orthonormal columns), into ``new_values`` and ``new_vectors``
-    (column i for value i; the values in no particular order). Returns 0, or
-    LAPACK's info where a root did not converge."""
+    (column i for value i; the values in no particular order). Returns
+    LAPACK's info (0, or the root that did not converge) and the mass the
+    deflation left out (:func:`_deflate`)."""
     size = values.shape[0]
     rho = 0.0
     for i in range(size):
@@ -174,14 +184,14 @@ def rank_one_update(values, vectors, z, new_values, new_vectors):
         for r in range(size):
             new_vectors[r, i] = vectors[r, i]
     if rho == 0.0:
-        return 0
+        return 0, 0.0
     w = z / math.sqrt(rho)
-    moved = _deflate(new_values, new_vectors, w, rho)
+    moved, dropped = _deflate(new_values, new_vectors, w, rho)
     count = 0
     for i in range(size):
         count += moved[i]
     if count == 0:
-        return 0
+        return 0, dropped
     places = np.empty(count, dtype=np.int64)
     a = 0
     for i in range(size):
@@ -203,7 +213,7 @@ def rank_one_update(values, vectors, z, new_values, new_vectors):
     secular_vectors = np.empty((count, count))
     info = secular_solve(poles, part, rho * kept, roots, secular_vectors)
     if info != 0:
-        return info
+        return info, dropped
     columns = np.empty((size, count))
     for a in range(count):
         for r in range(size):
@@ -213,7 +223,18 @@ def rank_one_update(values, vectors, z, new_values, new_vectors):
         new_values[places[a]] = roots[a]
         for r in range(size):
             new_vectors[r, places[a]] = rotated[r, a]
-    return 0
+    return 0, dropped
+
+
+@jit
+def noise_level(values):
+    """The eigenvalues within rounding of zero are those at or below this: the
+    largest times the size times the machine epsilon (numpy's matrix_rank
+    tolerance)."""
+    largest = 0.0
+    for i in range(values.shape[0]):
+        largest = max(largest, values[i])
+    return largest * values.shape[0] * _EPSILON
 
 
 @jit
@@ -222,12 +243,8 @@ def root_diagonal(values, delta, roots):
     eigenbasis. Eigenvalues within rounding of zero (below the largest times
     the size times the machine epsilon, numpy's matrix_rank tolerance) count
     as zero: the root would turn their rounding noise into 1e-8."""
-    size = values.shape[0]
-    largest = 0.0
-    for i in range(size):
-        largest = max(largest, values[i])
-    noise = largest * size * _EPSILON
-    for i in range(size):
+    noise = noise_level(values)
+    for i in range(values.shape[0]):
         roots[i] = delta + (math.sqrt(values[i]) if values[i] > noise else 0.0)
 
 
@@ -283,7 +300,12 @@ def solve_root(roots, vectors, b, ridge, out):
             column[i] = vectors[last, i] / (roots[i] + ridge)
         inverse_e = np.empty(size)
         _from_basis(vectors, column, inverse_e)
-        factor = ridge * solved[last] / (1.0 - ridge * inverse_e[last])
+        # 1 - ridge e^T A^{-1} e, as sum_i V[last, i]^2 roots_i / (roots_i +
+        # ridge) (the V row's squares sum to 1): no cancellation.
+        denominator = 0.0
+        for i in range(size):
+            denominator += vectors[last, i] * column[i] * roots[i]
+        factor = ridge * solved[last] / denominator
         for q in range(size):
             solved[q] += factor * inverse_e[q]
     for q in range(size):
