@@ -50,7 +50,6 @@ SUM_GRAD = 2  # dual averaging only
 # feature-sign search then finds the exact minimiser from there.
 _CD_LOOSE = 1e-6
 _CD_SWEEPS = 500
-_EPSILON = np.finfo(np.float64).eps
 # A pass decomposes G afresh every this many rows, so that the rank-one
 # updates' rounding does not accumulate over a long pass (one O(d^3)
 # decomposition per this many O(d K^2) updates).
@@ -92,20 +91,13 @@ def _positive_definite_solve(A, b):
 
 @jit
 def root_matrix(gram, delta):
-    """H = delta I + G^{1/2}, G's root by its eigendecomposition. Eigenvalues
-    within rounding of zero (below the largest times the size times the
-    machine epsilon, numpy's matrix_rank tolerance) count as zero: the root
-    would turn their rounding noise of 1e-16 into 1e-8."""
+    """H = delta I + G^{1/2}, explicit, from a fresh eigendecomposition of G
+    (eigenvalues within rounding of zero count as zero:
+    ``eigen_update.root_diagonal``)."""
     eigenvalues, vectors = np.linalg.eigh(gram)
-    size = eigenvalues.shape[0]
-    noise = max(eigenvalues[size - 1], 0.0) * size * _EPSILON
-    scaled = vectors.copy()
-    for i in range(size):
-        value = eigenvalues[i] if eigenvalues[i] > noise else 0.0
-        root = delta + math.sqrt(value)
-        for q in range(scaled.shape[0]):
-            scaled[q, i] *= root
-    return scaled @ vectors.T
+    roots = np.empty(eigenvalues.shape[0])
+    root_diagonal(eigenvalues, delta, roots)
+    return root_from_spectrum(roots, vectors)
 
 
 @jit
