@@ -100,8 +100,9 @@ plt.show()
 # When to use which
 # -----------------
 #
-# The full matrix costs an eigendecomposition a row: for dense data of up to a
-# few hundred features. The sketch costs O(sketch_size * d) a row, for
-# thousands of dense features, and is exact once ``sketch_size`` reaches the
-# rank of the gradients. On sparse data with millions of features, keep the
-# diagonal, whose cost follows the row's non-zeros.
+# The full matrix costs O(d^3) a row (G's eigendecomposition, updated by each
+# row's rank-one change): for dense data of up to a few hundred features. The
+# sketch costs O(sketch_size * d) a row, for thousands of dense features, and
+# is exact once ``sketch_size`` reaches the rank of the gradients. On sparse
+# data with millions of features, keep the diagonal, whose cost follows the
+# row's non-zeros.
