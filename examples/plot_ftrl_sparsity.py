@@ -118,9 +118,12 @@ print(ftrl.to_string(index=False, float_format="{:.4g}".format))
 # convergence by liblinear over all the training rows at once, for a range of its
 # inverse strength ``C``. It sees the whole training set as many times as it
 # needs, so at each model size it is about as good as a linear model can be.
+# Its test AUC peaks near ``C = 0.1``; a larger ``C`` keeps more of the crosses
+# and loses AUC (``C = 1``: about 1,300 weights, AUC 0.898, for three times the
+# solver time of ``C = 0.3``), so the range stops at 0.3.
 
 offline_rows = []
-for C in [0.003, 0.01, 0.03, 0.1, 0.3, 1.0]:
+for C in [0.003, 0.01, 0.03, 0.1, 0.3]:
     started = time.perf_counter()
     offline = LogisticRegression(
         l1_ratio=1.0, C=C, solver="liblinear", max_iter=200, random_state=0

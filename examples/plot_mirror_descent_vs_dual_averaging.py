@@ -66,7 +66,7 @@ print(
 # loss, like ``alpha`` in ``SGDClassifier``. Without L1 every weight of a
 # feature seen in training is non-zero under either rule.
 
-l1_grid = np.geomspace(1e-6, 3e-3, 12)
+l1_grid = np.geomspace(1e-6, 3e-3, 8)
 rules = ("mirror_descent", "dual_averaging")
 results = {rule: {"nonzero": [], "auc": [], "passes": []} for rule in rules}
 baseline = {}
