@@ -107,6 +107,7 @@ def run_pass(training, rows, state, row_scores, loss_terms, fit_intercept):
             dual_averaging,
             fit_intercept,
             training.t,
+            True if parameters.l1 > 0.0 else None,
         )
     eta, delta, _, l2 = parameters.steps()
     return _sketch.sketch_pass(

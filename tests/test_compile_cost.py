@@ -1,6 +1,6 @@
 """First-call compile cost: what the kernels leave out of their compiled code.
 
-Both tests compile every kernel of every estimator in one new process with an
+The tests compile every kernel of every estimator in one new process with an
 empty cache and read Numba's compile events (a compile fires one; a cache load
 does not).
 
@@ -20,6 +20,11 @@ passes None: a model that does not average compiles none of the settling and
 averaging helpers (about a fifth of a pass kernel's compile time). The same
 models fitted with ``average=True`` compile them, so the names the test looks
 for are the ones in use.
+
+**No l1 solver for a full matrix without l1.** Full-matrix AdaGrad's step
+passes its l1 flag as None without l1, and Numba prunes the branch that calls
+the l1 solvers (coordinate descent and feature-sign search): about a quarter
+of the full matrix's first-call compile time.
 """
 
 import json
@@ -63,6 +68,7 @@ _COMPILE_EVERY_KERNEL = """
         ONSClassifier(matrix="diag", l1=1e-3, radius=0.1),
         ONSRegressor(matrix="full", radius=0.1),
         ONSRegressor(matrix="sketch", sketch_size=2, radius=0.1),
+        AdaGradClassifier(matrix="full", eta=0.1, l1=0.0),
     ]
 
     # One model per averaging helper the test names (the rest compile no
@@ -104,6 +110,19 @@ def _is_error_path(name):
 
 def _is_averaging_code(name):
     return "settle" in name or "averaged" in name
+
+
+def _is_l1_solver(name):
+    return name in _FULL_MATRIX_L1_SOLVERS
+
+
+# The full matrix's l1 solvers (sk_adaprox._kernels.adagrad_full).
+_FULL_MATRIX_L1_SOLVERS = (
+    "_composite_solve_in",
+    "_coordinate_descent",
+    "_feature_sign_search",
+    "_solve_signed",
+)
 
 
 @pytest.fixture(scope="module")
@@ -158,3 +177,14 @@ def test_a_model_without_averaging_compiles_no_averaging_code(compiled):
         "md_settle_all",
     ):
         assert helper in averaged
+
+
+def test_a_full_matrix_without_l1_compiles_no_l1_solver(compiled):
+    from sk_adaprox._kernels import adagrad_full
+
+    kernels, _, _ = compiled
+    # The names are the module's (so a rename cannot pass unnoticed), and no
+    # model of the list has a full matrix with l1.
+    assert all(hasattr(adagrad_full, name) for name in _FULL_MATRIX_L1_SOLVERS)
+    assert "_step" in kernels and "rank_one_update" in kernels
+    assert [name for name in kernels if _is_l1_solver(name)] == []

@@ -222,8 +222,13 @@ def _feature_sign_search(Q, b, tau, w):
 def composite_solve(H, b, ridge, tau, w):
     """The minimiser of 1/2 w^T (H + ridge P) w - b^T w + tau |w[:-1]|_1, in
     ``w`` (which holds the starting point of the l1 solver)."""
+    _composite_solve_in(H.copy(), b, ridge, tau, w)
+
+
+@jit
+def _composite_solve_in(Q, b, ridge, tau, w):
+    """:func:`composite_solve` with ``Q`` holding H, overwritten."""
     size = w.shape[0]
-    Q = H.copy()
     for i in range(size - 1):
         Q[i, i] += ridge
     if tau == 0.0:
@@ -330,11 +335,15 @@ def _eigendecompose(gram, values, vectors):
 
 
 @jit
-def _step(values, vectors, w, b, g, eta, delta, ridge, tau, dual_averaging, H_w):
+def _step(
+    values, vectors, w, b, g, eta, delta, ridge, tau, dual_averaging, H_w, l1_solvers
+):
     """The rule's composite step (module docstring) for H = delta I + G^{1/2}
     given by G's eigendecomposition, into ``w`` (which holds the weights before
     it): without l1, H's and (H + ridge P)'s solves in G's eigenbasis, O(d^2);
-    with l1, the solvers on H formed explicitly."""
+    with l1, the solvers on H formed explicitly. ``l1_solvers`` is True with
+    l1, None without: Numba then leaves the l1 solvers out of the compiled code
+    (a branch on an argument that is None is pruned before typing)."""
     size = w.shape[0]
     roots = np.empty(size)
     root_diagonal(values, delta, roots)
@@ -342,10 +351,10 @@ def _step(values, vectors, w, b, g, eta, delta, ridge, tau, dual_averaging, H_w)
         apply_root(roots, vectors, w, H_w)
         for q in range(size):
             b[q] = H_w[q] - eta * g[q]
-    if tau == 0.0:
+    if l1_solvers is None or tau == 0.0:
         solve_root(roots, vectors, b, ridge, w)
     else:
-        composite_solve(root_from_spectrum(roots, vectors), b, ridge, tau, w)
+        _composite_solve_in(root_from_spectrum(roots, vectors), b, ridge, tau, w)
 
 
 @jit
@@ -368,6 +377,7 @@ def full_pass(
     dual_averaging,
     fit_intercept,
     t0,
+    l1_solvers,
 ):
     """One pass of full-matrix AdaGrad over the rows in ``order``: per row and
     output, G += g g^T, its eigendecomposition updated by the rank-one change
@@ -376,7 +386,8 @@ def full_pass(
     the root's noise level), and the rule's composite step in H = delta I +
     G^{1/2} (module docstring). Every output's new weights, G and
     eigendecomposition are computed before any is stored: a row is applied
-    whole or not at all. The first row is round ``t0 + 1``."""
+    whole or not at all. The first row is round ``t0 + 1``. ``l1_solvers``:
+    True with l1, None without (which then compiles none of the l1 solvers)."""
     n_outputs = state.shape[2]
     size = state.shape[0]
     last = size - 1
@@ -454,7 +465,7 @@ def full_pass(
                 ridge, tau = eta * l2, eta * l1
             _step(
                 new_values[k], new_vectors[k], w, b, g, eta, delta, ridge, tau,
-                dual_averaging, H_w,
+                dual_averaging, H_w, l1_solvers,
             )  # fmt: skip
             finite &= all_finite(w)
         if not finite:
