@@ -207,7 +207,7 @@ def test_the_solver_finds_the_generic_solvers_minimiser():
     b = rng.normal(size=7) * 3.0
     for tau in (0.0, 0.5, 2.0, 50.0):
         w = np.zeros(7)
-        _full.composite_solve(H, b, 0.3, tau, w)
+        _full.composite_solve(H.copy(), b, 0.3, tau, w)
         Q = H + 0.3 * np.diag(np.append(np.ones(6), 0.0))
         np.testing.assert_allclose(
             w, composite_minimizer(Q, b, tau), rtol=1e-9, atol=1e-12

@@ -118,7 +118,7 @@ def _is_l1_solver(name):
 
 # The full matrix's l1 solvers (sk_adaprox._kernels.adagrad_full).
 _FULL_MATRIX_L1_SOLVERS = (
-    "_composite_solve_in",
+    "composite_solve",
     "_coordinate_descent",
     "_feature_sign_search",
     "_solve_signed",

@@ -219,15 +219,10 @@ def _feature_sign_search(Q, b, tau, w):
 
 
 @jit
-def composite_solve(H, b, ridge, tau, w):
+def composite_solve(Q, b, ridge, tau, w):
     """The minimiser of 1/2 w^T (H + ridge P) w - b^T w + tau |w[:-1]|_1, in
-    ``w`` (which holds the starting point of the l1 solver)."""
-    _composite_solve_in(H.copy(), b, ridge, tau, w)
-
-
-@jit
-def _composite_solve_in(Q, b, ridge, tau, w):
-    """:func:`composite_solve` with ``Q`` holding H, overwritten."""
+    ``w`` (which holds the starting point of the l1 solver). ``Q`` holds H and
+    is overwritten (every caller builds H for this one solve)."""
     size = w.shape[0]
     for i in range(size - 1):
         Q[i, i] += ridge
@@ -354,7 +349,7 @@ def _step(
     if l1_solvers is None or tau == 0.0:
         solve_root(roots, vectors, b, ridge, w)
     else:
-        _composite_solve_in(root_from_spectrum(roots, vectors), b, ridge, tau, w)
+        composite_solve(root_from_spectrum(roots, vectors), b, ridge, tau, w)
 
 
 @jit
