@@ -62,6 +62,40 @@ class _Progress:
             self.best_state = training.copy()
 
 
+@dataclass
+class _KeptBlocks:
+    """A one-vs-rest model's blocks of outputs after a pass of ``fit`` trained
+    them on threads and wrote them back, kept for the next pass to train on
+    instead of copying them again. They equal the state's outputs while the
+    model's state is the same object, with the same array, at the round the
+    pass left it at and with the same weight parameters (a pass trained
+    elsewhere advances the round; parameters adopted between passes may
+    rewrite the array)."""
+
+    blocks: dict = field(default_factory=dict)
+    training: object = None
+    array: object = None
+    t: int = -1
+    parameters: tuple | None = None
+
+    def of(self, training):
+        """{(start, stop): block} kept for ``training`` as it is now, or {}."""
+        if (
+            training is self.training
+            and training.array is self.array
+            and training.t == self.t
+            and training.parameters == self.parameters
+        ):
+            return self.blocks
+        return {}
+
+    def keep(self, blocks, training, t):
+        """Keep ``blocks``, just written back into ``training``, which the pass
+        leaves at round ``t``."""
+        self.blocks, self.training, self.array = blocks, training, training.array
+        self.t, self.parameters = t, training.parameters
+
+
 class PassLoop:
     """:class:`~._base.OnlineLinearModel`'s passes over the data."""
 
@@ -183,11 +217,16 @@ class PassLoop:
         if row_scores is None:
             row_scores = np.empty((0, self._state.shape[2]))
         progress = _Progress(self.tol, self.n_iter_no_change)
+        # Between passes that nothing reads but the next pass, blocks of
+        # outputs trained on threads need not be copied again.
+        kept = None
+        if max_passes > 1 and validation is None and not self.verbose:
+            kept = _KeptBlocks()
         for n_pass in range(1, max_passes + 1):
             order = _pass_order(X.shape[0], rows, rng)
             started = time.perf_counter()
             loss_sum = self._one_pass(
-                X, targets, row_weights, order, row_scores, streaming, n_pass
+                X, targets, row_weights, order, row_scores, streaming, n_pass, kept
             )
             mean_loss = loss_sum / weight_total if weight_total > 0 else 0.0
             monitored = mean_loss
@@ -242,10 +281,13 @@ class PassLoop:
             self.loss, self._state.shape[2]
         )
 
-    def _one_pass(self, X, targets, row_weights, order, row_scores, streaming, n_pass):
+    def _one_pass(
+        self, X, targets, row_weights, order, row_scores, streaming, n_pass, kept=None
+    ):
         """Pass ``n_pass`` over the rows in ``order``: the candidates' while the
         model is choosing, else the model's; advance ``t_`` and the passes done;
-        raise on divergence. Returns the pass's summed loss."""
+        raise on divergence. Returns the pass's summed loss. ``kept``: a
+        :class:`_KeptBlocks` the passes of one call share, or None."""
         self._pass_starting(streaming)
         self._sync_parameters()
         failed_row = None
@@ -261,7 +303,7 @@ class PassLoop:
             rows_done = 0  # the shards' pass has counted its rows
         else:
             loss_sum, rows_done, status = self._run_pass_by_outputs(
-                X, targets, row_weights, order, row_scores
+                X, targets, row_weights, order, row_scores, kept
             )
         training = self._training  # the served candidate's, where they ran
         training.t += int(rows_done)
@@ -275,7 +317,9 @@ class PassLoop:
             training.data_passes += 1
         return loss_sum
 
-    def _run_pass_by_outputs(self, X, targets, row_weights, order, row_scores):
+    def _run_pass_by_outputs(
+        self, X, targets, row_weights, order, row_scores, kept=None
+    ):
         """:meth:`_run_pass`, with the outputs of a one-vs-rest model in blocks
         trained apart on ``n_jobs`` threads, each on a copy of its outputs'
         state (:meth:`._training.TrainingState.outputs`) written back after the
@@ -283,7 +327,8 @@ class PassLoop:
         is the one a single thread trains; the pass's summed loss is summed by
         blocks (its last bits may differ). Where a block diverges, the pass runs
         again in one thread from the state before it, to stop at the row and
-        with the state one thread gives."""
+        with the state one thread gives. The copies are kept in ``kept`` (a
+        :class:`_KeptBlocks`) for the next pass, and taken from it."""
         threads = self._output_threads(X)
         if threads == 1:
             return self._run_pass(X, targets, row_weights, order, row_scores)
@@ -299,17 +344,15 @@ class PassLoop:
             "per_output": self._per_output_extras,
         }
         blocks = output_blocks(self._state.shape[2], threads)
+        reusable = {} if kept is None else kept.of(training)
         tasks = [
             functools.partial(
                 self._output_block_pass,
-                start,
-                stop,
+                (start, stop),
                 split,
-                X,
-                targets,
-                row_weights,
-                order,
+                (X, targets, row_weights, order),
                 row_scores.shape[0],
+                reusable.get((start, stop)),
             )
             for start, stop in blocks
         ]
@@ -321,6 +364,12 @@ class PassLoop:
             for (start, _), (block, _, _) in zip(blocks, outcomes, strict=True)
         ]
         run_in_threads(writes, threads)
+        if kept is not None:
+            trained = {
+                bounds: block
+                for bounds, (block, _, _) in zip(blocks, outcomes, strict=True)
+            }
+            kept.keep(trained, training, training.t + order.shape[0])
         for (start, stop), (_, _, scores) in zip(blocks, outcomes, strict=True):
             if scores.shape[0]:
                 row_scores[:, start:stop] = scores
@@ -346,13 +395,15 @@ class PassLoop:
             return n_threads(self.n_jobs, n_outputs)
         return 1
 
-    def _output_block_pass(
-        self, start, stop, split, X, targets, row_weights, order, n_scores
-    ):
-        """Train outputs ``start:stop`` of the model alone over the rows in
-        ``order``, on a copy of their state; returns the copy, the pass's
+    def _output_block_pass(self, bounds, split, rows, n_scores, reuse=None):
+        """Train outputs ``start:stop = bounds`` of the model alone over
+        ``rows = (X, targets, row_weights, order)``, on a copy of their state
+        (``reuse``'s array where given, see
+        :meth:`._training.TrainingState.outputs`); returns the copy, the pass's
         ``(loss_sum, rows_done, status)`` and the rows' scores."""
-        block = self._training.outputs(start, stop, **split)
+        start, stop = bounds
+        X, targets, row_weights, order = rows
+        block = self._training.outputs(start, stop, **split, reuse=reuse)
         # A class outside the block is a negative row for each of its outputs;
         # a block of one output is a binary problem, its targets +1 and -1.
         in_block = (targets >= start) & (targets < stop)

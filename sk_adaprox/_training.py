@@ -109,7 +109,7 @@ class TrainingState:
 
     __hash__ = None
 
-    def outputs(self, start, stop, feature_slots=(), per_output=()):
+    def outputs(self, start, stop, feature_slots=(), per_output=(), reuse=None):
         """A copy of this state for the outputs ``start:stop`` alone, to train
         apart from the others (one-vs-rest outputs do not depend on each other).
 
@@ -117,9 +117,16 @@ class TrainingState:
         feature rather than of an output (a lazy weight's last round, say): the
         copy holds it in its own output 0. ``per_output`` names the extras with
         one entry per output along their first axis; the others are copied
-        whole. :meth:`put_outputs` writes the block back.
+        whole. :meth:`put_outputs` writes the block back. ``reuse``: a block
+        of the same outputs that :meth:`put_outputs` wrote back, with nothing
+        trained since by it or by this state; its array is the copy (only its
+        feature slots are copied again), which saves copying
+        O(n_features * outputs).
         """
-        array = np.array(self.array[:, :, start:stop], order="C")
+        if reuse is None:
+            array = np.array(self.array[:, :, start:stop], order="C")
+        else:
+            array = reuse.array
         slots = list(feature_slots)
         if slots:
             array[:, slots, 0] = self.array[:, slots, 0]

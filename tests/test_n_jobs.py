@@ -28,6 +28,7 @@ from sk_adaprox import (
 from sk_adaprox._candidates import CandidateSearch
 from sk_adaprox._passes import PassLoop
 from sk_adaprox._threads import n_threads, output_blocks, row_blocks
+from sk_adaprox._training import TrainingState
 from sk_adaprox.datasets import make_rare_features
 
 pytestmark = pytest.mark.skipif(
@@ -103,6 +104,35 @@ def test_one_vs_rest_outputs_in_threads_give_one_threads_model(name, block_threa
     assert two._training == one._training
     np.testing.assert_array_equal(two.coef_, one.coef_)
     np.testing.assert_array_equal(two.predict_proba(X), one.predict_proba(X))
+
+
+@pytest.mark.parametrize(
+    ("name", "reused"),
+    [("adagrad_md_l1l2", True), ("coin_cocob", True), ("ftrl", False)],
+)
+def test_later_passes_train_the_blocks_the_pass_before_wrote_back(
+    name, reused, monkeypatch, block_threads
+):
+    """A fit's later passes train the blocks of outputs the pass before wrote
+    back, instead of copying them again, and still give one thread's model.
+    Mirror descent with l1 keeps a value per feature (a lazy weight's round) in
+    its blocks; FTRL's l1 grows with the passes, which rewrites its weights
+    between passes, so its blocks are copied again."""
+    asked = []
+    original = TrainingState.outputs
+
+    def spy(self, *args, reuse=None, **kwargs):
+        asked.append(reuse is not None)
+        return original(self, *args, reuse=reuse, **kwargs)
+
+    monkeypatch.setattr(TrainingState, "outputs", spy)
+    X, y = _multiclass()
+    base = MULTICLASS[name].set_params(max_iter=3, tol=None, random_state=0)
+    one = base.__class__(**{**base.get_params(), "n_jobs": 1}).fit(X, y)
+    two = base.__class__(**{**base.get_params(), "n_jobs": 2}).fit(X, y)
+    assert len(block_threads) >= 2
+    assert asked == [False, False] + [reused] * 4
+    assert two._training == one._training
 
 
 @pytest.mark.parametrize(
