@@ -12,6 +12,8 @@ import numpy as np
 from ._jit import jit
 from .averaging import constant_settle_row
 from .common import (
+    APPLY,
+    DRY_RUN,
     STATUS_NONFINITE_SCORE,
     STATUS_NONFINITE_UPDATE,
     STATUS_OK,
@@ -274,11 +276,11 @@ def md_pass(
                 l1,
                 l2,
                 bound,
-                True,
+                DRY_RUN,
             )
             if fit_intercept:
                 finite &= _md_intercept_update(
-                    scaled_dloss, intercept_state, eta, delta, True
+                    scaled_dloss, intercept_state, eta, delta, DRY_RUN
                 )
             if not finite:
                 status = STATUS_NONFINITE_UPDATE
@@ -308,10 +310,10 @@ def md_pass(
             l1,
             l2,
             bound,
-            False,
+            APPLY,
         )
         if fit_intercept:
-            _md_intercept_update(scaled_dloss, intercept_state, eta, delta, False)
+            _md_intercept_update(scaled_dloss, intercept_state, eta, delta, APPLY)
         loss_sum += row_weights[i] * row_loss
         rows_done += 1
     if status != STATUS_OK and regularized:
@@ -473,7 +475,7 @@ def da_settle_row(
 ):
     """Settle the row's features (and the unregularised intercept) up to t."""
     for p in range(start, end):
-        _da_settle(state, indices[p], avg_slot, t, a0, eta, delta, l1, l2)
+        _da_settle(state, np.int64(indices[p]), avg_slot, t, a0, eta, delta, l1, l2)
     if intercept:
         _da_settle(state, state.shape[0] - 1, avg_slot, t, a0, eta, delta, 0.0, 0.0)
 
@@ -670,11 +672,11 @@ def da_pass(
                 delta,
                 l1,
                 l2,
-                True,
+                DRY_RUN,
             )
             if fit_intercept:
                 finite &= _da_intercept_update(
-                    scaled_dloss, intercept_state, t, eta, delta, True
+                    scaled_dloss, intercept_state, t, eta, delta, DRY_RUN
                 )
             if not finite:
                 status = STATUS_NONFINITE_UPDATE
@@ -706,10 +708,10 @@ def da_pass(
             delta,
             l1,
             l2,
-            False,
+            APPLY,
         )
         if fit_intercept:
-            _da_intercept_update(scaled_dloss, intercept_state, t, eta, delta, False)
+            _da_intercept_update(scaled_dloss, intercept_state, t, eta, delta, APPLY)
         loss_sum += row_weights[i] * row_loss
         rows_done += 1
     return loss_sum, rows_done, status

@@ -13,6 +13,8 @@ import numpy as np
 from ._jit import jit
 from .averaging import constant_settle_row
 from .common import (
+    APPLY,
+    DRY_RUN,
     STATUS_NONFINITE_SCORE,
     STATUS_NONFINITE_UPDATE,
     STATUS_OK,
@@ -84,27 +86,36 @@ def _coordinate_update(state, j, scaled_dloss, x, alpha, dry_run):
     """Row j of the state (a feature, or the intercept with x = 1) takes its step
     for every output; with ``dry_run`` only compute. Return whether every new
     value is finite."""
-    finite = True
-    for k in range(scaled_dloss.shape[0]):
-        new = step(
-            state[j, WEIGHT, k],
-            state[j, SUM_NEG_GRAD, k],
-            state[j, SUM_ABS_GRAD, k],
-            state[j, MAX_ABS_GRAD, k],
-            state[j, REWARD, k],
-            scaled_dloss[k] * x,
-            alpha,
-        )
-        if dry_run:
-            for value in new:
+    # Two loops, not a test of dry_run per output: the applying loop then has
+    # no check in it (dry_run is a run-time flag, compiled once).
+    if dry_run:
+        finite = True
+        for k in range(scaled_dloss.shape[0]):
+            for value in _stepped(state, j, k, scaled_dloss[k] * x, alpha):
                 finite &= math.isfinite(value)
-        else:
-            state[j, WEIGHT, k] = new[0]
-            state[j, SUM_NEG_GRAD, k] = new[1]
-            state[j, SUM_ABS_GRAD, k] = new[2]
-            state[j, MAX_ABS_GRAD, k] = new[3]
-            state[j, REWARD, k] = new[4]
-    return finite
+        return finite
+    for k in range(scaled_dloss.shape[0]):
+        new = _stepped(state, j, k, scaled_dloss[k] * x, alpha)
+        state[j, WEIGHT, k] = new[0]
+        state[j, SUM_NEG_GRAD, k] = new[1]
+        state[j, SUM_ABS_GRAD, k] = new[2]
+        state[j, MAX_ABS_GRAD, k] = new[3]
+        state[j, REWARD, k] = new[4]
+    return True
+
+
+@jit
+def _stepped(state, j, k, g, alpha):
+    """Output k of row j's values after the step on gradient ``g`` (:func:`step`)."""
+    return step(
+        state[j, WEIGHT, k],
+        state[j, SUM_NEG_GRAD, k],
+        state[j, SUM_ABS_GRAD, k],
+        state[j, MAX_ABS_GRAD, k],
+        state[j, REWARD, k],
+        g,
+        alpha,
+    )
 
 
 @jit
@@ -116,7 +127,7 @@ def _row_update(
     finite = True
     for p in range(start, end):
         finite &= _coordinate_update(
-            state, indices[p], scaled_dloss, data[p], alpha, dry_run
+            state, np.int64(indices[p]), scaled_dloss, data[p], alpha, dry_run
         )
     if intercept:
         finite &= _coordinate_update(
@@ -216,7 +227,7 @@ def coin_pass(
                 state,
                 alpha,
                 fit_intercept,
-                True,
+                DRY_RUN,
             )
             if not finite:
                 status = STATUS_NONFINITE_UPDATE
@@ -234,7 +245,7 @@ def coin_pass(
             state,
             alpha,
             fit_intercept,
-            False,
+            APPLY,
         )
         loss_sum += row_weights[i] * row_loss
         rows_done += 1
@@ -409,26 +420,16 @@ def _normalized_coordinate_update(state, j, scaled_dloss, x, initial_wealth, dry
     normalised-rule step for every output; with ``dry_run`` only compute. Return
     whether every new value, and the bet it leads to, is finite. An explicit
     zero changes nothing."""
-    finite = True
     if x == 0.0:
-        return finite
+        return True
     largest_x = max(state[j, MAX_ABS_X, 0], abs(x))
-    for k in range(scaled_dloss.shape[0]):
-        largest_dloss = state[j, MAX_ABS_DLOSS, k]
-        if abs(scaled_dloss[k]) > largest_dloss:
-            largest_dloss = max(abs(scaled_dloss[k]), 1.0)
-        scale = largest_dloss * largest_x
-        theta = state[j, SUM_NEG_GRAD, k]
-        sum_abs = state[j, SUM_ABS_GRAD, k]
-        reward = state[j, REWARD, k]
-        # The bet this round plays, under the scale that covers its gradient
-        # (|g| <= scale keeps the wealth positive).
-        bet = normalized_bet(theta, sum_abs, reward, scale, initial_wealth)
-        g = scaled_dloss[k] * x
-        theta -= g
-        sum_abs += abs(g)
-        reward -= g * bet
-        if dry_run:
+    # Two loops, as in _coordinate_update.
+    if dry_run:
+        finite = True
+        for k in range(scaled_dloss.shape[0]):
+            largest_dloss, scale, theta, sum_abs, reward = _normalized_stepped(
+                state, j, k, scaled_dloss[k], x, largest_x, initial_wealth
+            )
             finite &= (
                 math.isfinite(theta)
                 and math.isfinite(sum_abs)
@@ -437,13 +438,35 @@ def _normalized_coordinate_update(state, j, scaled_dloss, x, initial_wealth, dry
                     normalized_bet(theta, sum_abs, reward, scale, initial_wealth)
                 )
             )
-        else:
-            state[j, MAX_ABS_X, k] = largest_x
-            state[j, MAX_ABS_DLOSS, k] = largest_dloss
-            state[j, SUM_NEG_GRAD, k] = theta
-            state[j, SUM_ABS_GRAD, k] = sum_abs
-            state[j, REWARD, k] = reward
-    return finite
+        return finite
+    for k in range(scaled_dloss.shape[0]):
+        largest_dloss, _, theta, sum_abs, reward = _normalized_stepped(
+            state, j, k, scaled_dloss[k], x, largest_x, initial_wealth
+        )
+        state[j, MAX_ABS_X, k] = largest_x
+        state[j, MAX_ABS_DLOSS, k] = largest_dloss
+        state[j, SUM_NEG_GRAD, k] = theta
+        state[j, SUM_ABS_GRAD, k] = sum_abs
+        state[j, REWARD, k] = reward
+    return True
+
+
+@jit
+def _normalized_stepped(state, j, k, scaled_dloss, x, largest_x, initial_wealth):
+    """Output k of row j's step: its largest |scaled derivative|, the scale and
+    the new (theta, sum |g|, reward)."""
+    largest_dloss = state[j, MAX_ABS_DLOSS, k]
+    if abs(scaled_dloss) > largest_dloss:
+        largest_dloss = max(abs(scaled_dloss), 1.0)
+    scale = largest_dloss * largest_x
+    theta = state[j, SUM_NEG_GRAD, k]
+    sum_abs = state[j, SUM_ABS_GRAD, k]
+    reward = state[j, REWARD, k]
+    # The bet this round plays, under the scale that covers its gradient
+    # (|g| <= scale keeps the wealth positive).
+    bet = normalized_bet(theta, sum_abs, reward, scale, initial_wealth)
+    g = scaled_dloss * x
+    return largest_dloss, scale, theta - g, sum_abs + abs(g), reward - g * bet
 
 
 @jit
@@ -455,7 +478,7 @@ def _normalized_row_update(
     finite = True
     for p in range(start, end):
         finite &= _normalized_coordinate_update(
-            state, indices[p], scaled_dloss, data[p], initial_wealth, dry_run
+            state, np.int64(indices[p]), scaled_dloss, data[p], initial_wealth, dry_run
         )
     if intercept:
         finite &= _normalized_coordinate_update(
@@ -574,7 +597,7 @@ def normalized_pass(
                     state,
                     initial_wealth,
                     fit_intercept,
-                    True,
+                    DRY_RUN,
                 )
                 if not finite:
                     status = STATUS_NONFINITE_UPDATE
@@ -588,7 +611,7 @@ def normalized_pass(
                 state,
                 initial_wealth,
                 fit_intercept,
-                False,
+                APPLY,
             )
             row_norms[0] += s * norm
             row_norms[1] += s

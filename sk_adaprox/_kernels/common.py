@@ -27,6 +27,12 @@ STATUS_OK = 0
 STATUS_NONFINITE_SCORE = 1
 STATUS_NONFINITE_UPDATE = 2
 
+# The ``dry_run`` argument of the row updates: compute and check only, or apply.
+# NumPy booleans, not Python's: Numba types a literal True or False as a type of
+# its own, and compiled a helper once for each of the two.
+DRY_RUN = np.bool_(True)
+APPLY = np.bool_(False)
+
 
 @jit
 def loss_and_derivative(loss, p, y, epsilon):

@@ -18,6 +18,8 @@ import numpy as np
 from ._jit import jit
 from .averaging import constant_settle_row
 from .common import (
+    APPLY,
+    DRY_RUN,
     STATUS_NONFINITE_SCORE,
     STATUS_NONFINITE_UPDATE,
     STATUS_OK,
@@ -287,11 +289,11 @@ def ftrl_pass(
                 beta,
                 l1,
                 l2,
-                True,
+                DRY_RUN,
             )
             if fit_intercept:
                 finite &= _intercept_update(
-                    scaled_dloss, intercept_state, inverse_alpha, beta, True
+                    scaled_dloss, intercept_state, inverse_alpha, beta, DRY_RUN
                 )
             if not finite:
                 status = STATUS_NONFINITE_UPDATE
@@ -311,10 +313,10 @@ def ftrl_pass(
             beta,
             l1,
             l2,
-            False,
+            APPLY,
         )
         if fit_intercept:
-            _intercept_update(scaled_dloss, intercept_state, inverse_alpha, beta, False)
+            _intercept_update(scaled_dloss, intercept_state, inverse_alpha, beta, APPLY)
         loss_sum += row_weights[i] * row_loss
         rows_done += 1
     return loss_sum, rows_done, status

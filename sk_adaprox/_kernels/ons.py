@@ -47,6 +47,8 @@ import numpy as np
 from ._jit import jit
 from .averaging import constant_settle_all, constant_settle_row
 from .common import (
+    APPLY,
+    DRY_RUN,
     STATUS_NONFINITE_SCORE,
     STATUS_NONFINITE_UPDATE,
     STATUS_OK,
@@ -659,7 +661,7 @@ def diag_pass(
         # (the flow's step is at most the linear one).
         bound = max_abs_w + inverse_gamma * math.sqrt(weight / min(prior, eps))
         if not row_is_safe(scaled_dloss, max_abs_x, bound):
-            if not _diag_row_update(*update, True):
+            if not _diag_row_update(*update, DRY_RUN):
                 status = STATUS_NONFINITE_UPDATE
                 break
         commit_scale(scale_sums, scale_total, scale_weight)
@@ -676,7 +678,7 @@ def diag_pass(
                 a0,
                 fit_intercept,
             )
-        _diag_row_update(*update, False)
+        _diag_row_update(*update, APPLY)
         # Projected every round the weights are outside the ball: a row without
         # a gradient moves none, but the scale m can move them out of it.
         if project:

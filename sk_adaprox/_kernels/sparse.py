@@ -31,7 +31,7 @@ def csr_scorer(feature_weight, intercept_weight):
             for k in range(state.shape[2]):
                 out[i, k] = 0.0
             for p in range(indptr[i], indptr[i + 1]):
-                j = indices[p]
+                j = np.int64(indices[p])
                 x = data[p]
                 for k in range(state.shape[2]):
                     out[i, k] += x * feature_weight(state, j, k, arguments)
