@@ -66,11 +66,13 @@ class _Progress:
 class _KeptBlocks:
     """A one-vs-rest model's blocks of outputs after a pass of ``fit`` trained
     them on threads and wrote them back, kept for the next pass to train on
-    instead of copying them again. They equal the state's outputs while the
-    model's state is the same object, with the same array, at the round the
-    pass left it at and with the same weight parameters (a pass trained
-    elsewhere advances the round; parameters adopted between passes may
-    rewrite the array)."""
+    instead of copying them again. They hold the state's outputs (bar the
+    feature slots of blocks after the first, which
+    :meth:`._training.TrainingState.outputs` copies again) while the model's
+    state is the same object, with the same array, at the round the pass left
+    it at and with the same weight parameters (a pass trained elsewhere
+    advances the round; parameters adopted between passes may rewrite the
+    array)."""
 
     blocks: dict = field(default_factory=dict)
     training: object = None
@@ -78,8 +80,19 @@ class _KeptBlocks:
     t: int = -1
     parameters: tuple | None = None
 
+    @classmethod
+    def for_passes(cls, max_passes, validation, verbose):
+        """An empty keeper for a call of several passes that nothing reads
+        between them but the next pass (no early stopping, no ``verbose``), or
+        None."""
+        if max_passes > 1 and validation is None and not verbose:
+            return cls()
+        return None
+
     def of(self, training):
-        """{(start, stop): block} kept for ``training`` as it is now, or {}."""
+        """{(start, stop): block} kept for ``training`` as it is now, or {}
+        (and the stale blocks dropped, so that they do not stay in memory
+        beside the pass's new copies)."""
         if (
             training is self.training
             and training.array is self.array
@@ -87,6 +100,7 @@ class _KeptBlocks:
             and training.parameters == self.parameters
         ):
             return self.blocks
+        self.blocks = {}
         return {}
 
     def keep(self, blocks, training, t):
@@ -217,11 +231,7 @@ class PassLoop:
         if row_scores is None:
             row_scores = np.empty((0, self._state.shape[2]))
         progress = _Progress(self.tol, self.n_iter_no_change)
-        # Between passes that nothing reads but the next pass, blocks of
-        # outputs trained on threads need not be copied again.
-        kept = None
-        if max_passes > 1 and validation is None and not self.verbose:
-            kept = _KeptBlocks()
+        kept = _KeptBlocks.for_passes(max_passes, validation, self.verbose)
         for n_pass in range(1, max_passes + 1):
             order = _pass_order(X.shape[0], rows, rng)
             started = time.perf_counter()
@@ -395,14 +405,14 @@ class PassLoop:
             return n_threads(self.n_jobs, n_outputs)
         return 1
 
-    def _output_block_pass(self, bounds, split, rows, n_scores, reuse=None):
+    def _output_block_pass(self, bounds, split, batch, n_scores, reuse=None):
         """Train outputs ``start:stop = bounds`` of the model alone over
-        ``rows = (X, targets, row_weights, order)``, on a copy of their state
+        ``batch = (X, targets, row_weights, order)``, on a copy of their state
         (``reuse``'s array where given, see
         :meth:`._training.TrainingState.outputs`); returns the copy, the pass's
         ``(loss_sum, rows_done, status)`` and the rows' scores."""
         start, stop = bounds
-        X, targets, row_weights, order = rows
+        X, targets, row_weights, order = batch
         block = self._training.outputs(start, stop, **split, reuse=reuse)
         # A class outside the block is a negative row for each of its outputs;
         # a block of one output is a binary problem, its targets +1 and -1.

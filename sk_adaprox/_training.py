@@ -126,6 +126,8 @@ class TrainingState:
         if reuse is None:
             array = np.array(self.array[:, :, start:stop], order="C")
         else:
+            if reuse.array.shape[2] != stop - start:
+                raise ValueError("reuse holds other outputs than start:stop")
             array = reuse.array
         slots = list(feature_slots)
         if slots:

@@ -128,7 +128,8 @@ _COMPILE_EVERY_KERNEL = """
     repeated = []
     print(json.dumps([compiled_names(fit_everything, repeated),
                       compiled_names(one_slice_assignment),
-                      compiled_names(lambda: fit_everything(CONTROLS, True)),
+                      compiled_names(lambda: fit_everything(CONTROLS, True),
+                                     repeated),
                       repeated]))
 """
 

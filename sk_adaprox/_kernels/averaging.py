@@ -16,6 +16,8 @@ round and the idle sum is ``WEIGHT`` times the rounds. Dual averaging with l1
 (``adagrad``) and the normalised coin rule (``coin``) have their own.
 """
 
+import numpy as np
+
 from ._jit import jit
 from .common import WEIGHT
 from .sparse import csr_scorer
@@ -40,7 +42,7 @@ def constant_settle(state, j, avg_slot, t, a0):
 def constant_settle_row(indices, start, end, state, avg_slot, t, a0, intercept):
     """Settle the row's features (and the intercept) up to round t."""
     for p in range(start, end):
-        constant_settle(state, indices[p], avg_slot, t, a0)
+        constant_settle(state, np.int64(indices[p]), avg_slot, t, a0)
     if intercept:
         constant_settle(state, state.shape[0] - 1, avg_slot, t, a0)
 

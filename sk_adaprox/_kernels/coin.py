@@ -360,7 +360,9 @@ def normalized_settle_row(
 ):
     """Settle the row's features (and the intercept) up to the last round."""
     for p in range(start, end):
-        _normalized_settle(state, indices[p], row_norms, avg_slot, initial_wealth)
+        _normalized_settle(
+            state, np.int64(indices[p]), row_norms, avg_slot, initial_wealth
+        )
     if intercept:
         _normalized_settle(
             state, state.shape[0] - 1, row_norms, avg_slot, initial_wealth
@@ -427,7 +429,7 @@ def _normalized_coordinate_update(state, j, scaled_dloss, x, initial_wealth, dry
     if dry_run:
         finite = True
         for k in range(scaled_dloss.shape[0]):
-            largest_dloss, scale, theta, sum_abs, reward = _normalized_stepped(
+            _, scale, theta, sum_abs, reward = _normalized_stepped(
                 state, j, k, scaled_dloss[k], x, largest_x, initial_wealth
             )
             finite &= (

@@ -15,6 +15,8 @@ The bookkeeping takes two state slots after ``WEIGHT`` (0) and ``SUM_SQ_GRAD``
 
 import math
 
+import numpy as np
+
 from ._jit import jit
 from .averaging import constant_averaged, constant_settle
 from .common import WEIGHT
@@ -208,7 +210,7 @@ def _md_settle(state, j, avg_slot, t, a0, l1, l2):
 def md_settle_row(indices, start, end, state, avg_slot, t, a0, l1, l2, intercept):
     """Settle the row's features (lazily regularised) and the intercept up to t."""
     for p in range(start, end):
-        _md_settle(state, indices[p], avg_slot, t, a0, l1, l2)
+        _md_settle(state, np.int64(indices[p]), avg_slot, t, a0, l1, l2)
     if intercept:
         constant_settle(state, state.shape[0] - 1, avg_slot, t, a0)
 
