@@ -22,7 +22,7 @@ the bit (the script stops if it does not). The workloads:
   l1, a state of 2**22 features) against the features they touched: a merge
   reads and writes only those.
 
-Three floors, the simplest code doing each kind of work split the same way:
+Four floors, the simplest code doing each kind of work split the same way:
 
 - rows: the simplest Numba loop (a dot product over the rows' non-zeros) over
   the rare set's rows, in two halves on two threads against one; what two
@@ -31,6 +31,10 @@ Three floors, the simplest code doing each kind of work split the same way:
   20 outputs in one thread against two blocks of 10 outputs on two threads.
   Each block reads every row and touches the same features at random: the
   threads share the memory traffic of the rows, not just the arithmetic;
+- candidates: the suite's floor of the defaults' first pass (``_floors.py``:
+  the 16 candidates of ``AdaGradClassifier()`` side by side in one read of
+  the data), in one thread against two groups of 8 on two threads, each group
+  reading every row; on the rare set and on 20 Newsgroups comp vs rec;
 - data-parallel epoch: bench_speed's minimal AdaGrad epoch over the rare set's
   rows (shuffled), in one thread against two threads, each over its half of
   the rows on a zero state of its own, the two states then summed: the
@@ -56,7 +60,7 @@ import numba
 import numpy as np
 import scipy.sparse as sp
 from _data import CLASSIFICATION_PANEL, news20
-from _floors import best_time
+from _floors import best_time, fused_da_pass
 from _report import print_targets
 from bench_scoring import minimal_coef_scores
 from bench_speed import minimal_adagrad_epoch, minimal_adagrad_epoch_ovr
@@ -64,6 +68,7 @@ from bench_speed import minimal_adagrad_epoch, minimal_adagrad_epoch_ovr
 # bench_speed's loops, compiled to release the GIL as the package's kernels do.
 minimal_epoch_ovr = numba.njit(nogil=True)(minimal_adagrad_epoch_ovr.py_func)
 minimal_epoch = numba.njit(nogil=True)(minimal_adagrad_epoch.py_func)
+fused_pass = numba.njit(nogil=True)(fused_da_pass.py_func)
 
 from sklearn.metrics import roc_auc_score
 
@@ -142,6 +147,35 @@ def output_floor_seconds(X, y, repeats):
         two = best_time(
             lambda: list(pool.map(lambda bounds: epoch(*bounds), halves)), repeats
         )
+    return {1: one, 2: two}
+
+
+def candidates_floor_seconds(X, y, repeats):
+    """The suite's 16-candidate floor (the candidates of ``AdaGradClassifier()``
+    side by side, one read of the rows) in one thread, and in two groups of 8
+    candidates on two threads, each group reading every row."""
+    labels = np.asarray(y)
+    # 100 rows of each class (the sets' rows may come sorted by class).
+    rows = np.concatenate([np.flatnonzero(labels == c)[:100] for c in (0, 1)])
+    probe = AdaGradClassifier(max_iter=1, tol=None).fit(X[rows], labels[rows])
+    eta = np.array([float(c["eta"]) for c in probe.candidate_params_])
+    l1 = np.array([float(c["l1"]) for c in probe.candidate_params_])
+    half = eta.size // 2
+    groups = [slice(0, half), slice(half, eta.size)]
+
+    def group(part, rows=X):
+        sums = np.zeros((rows.shape[1], eta[part].size))
+        squares = np.zeros_like(sums)
+        losses = np.zeros(eta[part].size)
+        fused_pass(
+            rows.data, rows.indices, rows.indptr, labels, eta[part], l1[part],
+            0.1, sums, squares, losses,
+        )  # fmt: skip
+
+    group(slice(0, eta.size), X[:10])  # compile
+    one = best_time(lambda: group(slice(0, eta.size)), repeats)
+    with ThreadPoolExecutor(2) as pool:
+        two = best_time(lambda: list(pool.map(group, groups)), repeats)
     return {1: one, 2: two}
 
 
@@ -262,6 +296,10 @@ def main():
     results["floor, outputs (20 NG epoch)"] = output_floor_seconds(
         X20, y20, args.repeats
     )
+    for name, (X, y, _, _) in (("rare", rare), ("20 NG binary", binary)):
+        results[f"floor, 16 candidates in 2 groups ({name})"] = (
+            candidates_floor_seconds(X, y, args.repeats)
+        )
     results["20 NG, 20 classes, fit"] = paired(
         lambda n: AdaGradClassifier(
             eta=0.3, l1=0.0, max_iter=5, tol=None, random_state=0, n_jobs=n
