@@ -252,10 +252,9 @@ class PassLoop:
                 break
         self._end_passes(progress, validation)
         if not streaming:
-            training = (X, targets, row_weights)
-            if rows is not None:
-                training = (X[rows], targets[rows], row_weights[rows])
-            self._warn_if_worse_than_baseline(mean_loss, training)
+            self._warn_if_worse_than_baseline(
+                mean_loss, _visited(X, targets, row_weights, rows)
+            )
         if max_passes > 1 and self.tol is not None and not progress.converged:
             _warn_not_converged(validation is not None)
 
@@ -521,6 +520,13 @@ def _warn_not_converged(validating):
         ConvergenceWarning,
         stacklevel=4,
     )
+
+
+def _visited(X, targets, row_weights, rows):
+    """``(X, targets, row_weights)`` at the passes' ``rows`` (all: None)."""
+    if rows is None:
+        return X, targets, row_weights
+    return X[rows], targets[rows], row_weights[rows]
 
 
 def _pass_order(n_rows, rows, rng):
