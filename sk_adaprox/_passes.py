@@ -368,16 +368,16 @@ class PassLoop:
         outcomes = run_in_threads(tasks, threads)
         if any(result[2] != STATUS_OK for _, result, _ in outcomes):
             return self._run_pass(X, targets, row_weights, order, row_scores)
+        trained = {
+            bounds: block
+            for bounds, (block, _, _) in zip(blocks, outcomes, strict=True)
+        }
         writes = [
             functools.partial(training.put_outputs, start, block, **split)
-            for (start, _), (block, _, _) in zip(blocks, outcomes, strict=True)
+            for (start, _), block in trained.items()
         ]
         run_in_threads(writes, threads)
         if kept is not None:
-            trained = {
-                bounds: block
-                for bounds, (block, _, _) in zip(blocks, outcomes, strict=True)
-            }
             kept.keep(trained, training, training.t + order.shape[0])
         for (start, stop), (_, _, scores) in zip(blocks, outcomes, strict=True):
             if scores.shape[0]:

@@ -29,7 +29,9 @@ STATUS_NONFINITE_UPDATE = 2
 
 # The ``dry_run`` argument of the row updates: compute and check only, or apply.
 # NumPy booleans, not Python's: Numba types a literal True or False as a type of
-# its own, and compiled a helper once for each of the two.
+# its own, and compiled a helper once for each of the two. For the same reason
+# the row helpers pass a feature's index as ``np.int64(indices[p])``: the
+# intercept's row index is int64, a CSR matrix's indices usually int32.
 DRY_RUN = np.bool_(True)
 APPLY = np.bool_(False)
 
